@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// repo2rocm command line. Global options may appear anywhere; each command accepts only its own
+// options on top of them (an option of another command is a usage error, exit 2).
+#include "cli_context.hpp"
+#include "exit_codes.hpp"
+
+#include <r2r/core/logging.hpp>
+#include <r2r/plugin_api.h>
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#ifndef R2R_VERSION
+#error "R2R_VERSION must be defined by the build"
+#endif
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct command {
+  const char* name;      // "plugins list"
+  const char* synopsis;  // usage line
+  const char* help;
+  std::set<std::string> options;  // command-specific options it accepts
+  int (*run)(const r2r::cli::cli_context&);
+};
+
+const std::vector<command>& commands() {
+  static const std::vector<command> list = {
+      {"plugins list", "repo2rocm plugins list [--kind KIND] [--pipeline FILE] [--json]",
+       "List every plugin found on the plugin path with kind, id, version and ABI, and every file that\n"
+       "could not be used, with the reason.",
+       {"kind", "pipeline"}, &r2r::cli::run_plugins_list},
+      {"plugins describe", "repo2rocm plugins describe ID [--pipeline FILE] [--json]",
+       "Show a plugin's kind, version, ABI, library, config schema and example config.", {"pipeline"},
+       &r2r::cli::run_plugins_describe},
+      {"plugins call", "repo2rocm plugins call ID METHOD [REQUEST] [--config JSON] [--request JSON]",
+       "Create one instance of a plugin (config defaults to its example) and call METHOD with REQUEST\n"
+       "(JSON text, @FILE or - for standard input). Prints the JSON response. For plugin authors.",
+       {"config", "request", "pipeline"}, &r2r::cli::run_plugins_call},
+      {"validate", "repo2rocm validate PIPELINE.json [--json]",
+       "Validate a pipeline file: the whole file against the pipeline schema, then each plugin's config\n"
+       "against that plugin's schema. Every problem is printed with its JSON pointer and plugin id.\n"
+       "Exit 0 when valid, 2 when not.",
+       {}, &r2r::cli::run_validate},
+  };
+  return list;
+}
+
+void print_usage(std::ostream& out, const po::options_description& global) {
+  out << "repo2rocm " << R2R_VERSION << " - make CUDA research repositories run faithfully on AMD GPUs (ROCm)\n\n"
+      << "usage: repo2rocm [global options] COMMAND [arguments]\n\ncommands:\n";
+  for (const auto& c : commands()) out << "  " << c.synopsis << "\n";
+  out << "\n" << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error\n"
+      << "`repo2rocm COMMAND --help` describes one command.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description global("global options");
+  global.add_options()("help,h", "show help (for a command: repo2rocm COMMAND --help)")(
+      "version", "print the version and plugin ABI")(
+      "log-level", po::value<std::string>()->default_value("warn"), "trace, debug, info, warn, error, critical, off")(
+      "plugin-path", po::value<std::vector<std::string>>()->composing(),
+      "directory or plugin file searched first (repeatable); then R2R_PLUGIN_PATH")(
+      "json", "machine-readable JSON output on stdout");
+  po::options_description specific("command options");
+  specific.add_options()("kind", po::value<std::string>(), "plugins list: only this kind")(
+      "pipeline", po::value<std::string>(), "pipeline file whose plugins.search_paths apply")(
+      "config", po::value<std::string>(), "plugins call: instance config (JSON, @FILE or -)")(
+      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)");
+  po::options_description hidden;
+  hidden.add_options()("words", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(global).add(specific).add(hidden);
+  po::positional_options_description positional;
+  positional.add("words", -1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "repo2rocm: " << e.what() << "\nTry `repo2rocm --help`.\n";
+    return r2r::cli::exit_usage;
+  }
+
+  if (vm.count("version")) {
+    std::cout << "repo2rocm " << R2R_VERSION << " (plugin ABI " << R2R_ABI_MAJOR << "." << R2R_ABI_MINOR << ")\n";
+    return r2r::cli::exit_ok;
+  }
+  const auto level = r2r::core::logging::parse_level(vm["log-level"].as<std::string>());
+  if (!level) {
+    std::cerr << "repo2rocm: --log-level must be one of trace, debug, info, warn, error, critical, off; found '"
+              << vm["log-level"].as<std::string>() << "'\n";
+    return r2r::cli::exit_usage;
+  }
+  r2r::core::logging::configure(*level);
+
+  std::vector<std::string> words = vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const command* chosen = nullptr;
+  std::size_t consumed = 0;
+  for (const auto& c : commands()) {
+    const std::string name = c.name;
+    const auto space = name.find(' ');
+    if (space == std::string::npos) {
+      if (!words.empty() && words[0] == name) chosen = &c, consumed = 1;
+    } else if (words.size() >= 2 && words[0] == name.substr(0, space) && words[1] == name.substr(space + 1)) {
+      chosen = &c, consumed = 2;
+    }
+  }
+  if (chosen == nullptr) {
+    if (words.empty() || vm.count("help")) {
+      print_usage(vm.count("help") ? std::cout : std::cerr, global);
+      return words.empty() && vm.count("help") ? r2r::cli::exit_ok : r2r::cli::exit_usage;
+    }
+    std::cerr << "repo2rocm: unknown command '" << words[0] << (words.size() > 1 ? " " + words[1] : std::string())
+              << "'\n\n";
+    print_usage(std::cerr, global);
+    return r2r::cli::exit_usage;
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
+    return r2r::cli::exit_ok;
+  }
+  for (const auto& opt : {"kind", "pipeline", "config", "request"}) {
+    if (vm.count(opt) && chosen->options.count(opt) == 0) {
+      std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name << "`\nusage: " << chosen->synopsis
+                << "\n";
+      return r2r::cli::exit_usage;
+    }
+  }
+
+  r2r::cli::cli_context ctx;
+  ctx.words.assign(words.begin() + static_cast<long>(consumed), words.end());
+  if (vm.count("plugin-path")) ctx.plugin_paths = vm["plugin-path"].as<std::vector<std::string>>();
+  ctx.json = vm.count("json") != 0;
+  if (vm.count("pipeline")) ctx.pipeline = vm["pipeline"].as<std::string>();
+  if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
+  if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
+  if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
+  ctx.out = &std::cout;
+  ctx.err = &std::cerr;
+  try {
+    return chosen->run(ctx);
+  } catch (const std::exception& e) {
+    std::cerr << "repo2rocm: internal error: " << e.what() << "\n";
+    return r2r::cli::exit_error;
+  }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+#include <r2r/core/pipeline_config.hpp>
+
+#include <r2r/core/embedded_schemas.hpp>
+#include <r2r/core/plugin_kind.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace r2r::core {
+
+std::string config_problem::to_string() const {
+  std::string out;
+  if (!plugin_id.empty()) out += plugin_id + " ";
+  out += pointer.empty() ? "/" : pointer;
+  out += ": " + message;
+  return out;
+}
+
+std::optional<r2r_kind> stage_kind(std::string_view stage) {
+  static constexpr std::pair<std::string_view, r2r_kind> stages[] = {
+      {"rank", R2R_KIND_RANKER}, {"convert", R2R_KIND_CONVERTER}, {"sandbox", R2R_KIND_SANDBOX},
+      {"policy", R2R_KIND_POLICY}, {"guard", R2R_KIND_GUARD},     {"verify", R2R_KIND_VERIFIER},
+      {"schedule", R2R_KIND_SCHEDULER},
+  };
+  for (const auto& [name, kind] : stages) {
+    if (name == stage) return kind;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+plugin_use read_use(const nlohmann::json& j, std::string pointer) {
+  plugin_use u;
+  u.use = j.at("use").get<std::string>();
+  if (auto it = j.find("config"); it != j.end()) u.config = *it;
+  if (auto it = j.find("log_level"); it != j.end()) u.log_level = it->get<std::string>();
+  u.pointer = std::move(pointer);
+  return u;
+}
+
+}  // namespace
+
+parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem::path& file) {
+  parsed_pipeline out;
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    out.problems.push_back({"", "", std::string("not valid JSON: ") + e.what() + "; fix the syntax at that position"});
+    return out;
+  }
+  const json_schema* schema = embedded_schema("pipeline.schema.json");
+  if (schema == nullptr) {
+    out.problems.push_back({"", "", "internal: the embedded pipeline schema does not compile"});
+    return out;
+  }
+  for (const auto& v : schema->validate(doc)) {
+    std::string message = v.message;
+    if (!v.expected.empty()) message += "; expected " + v.expected;
+    if (!v.found.empty()) message += "; found " + v.found;
+    out.problems.push_back({v.pointer, "", message});
+  }
+  if (!out.problems.empty()) return out;
+
+  pipeline_config config;
+  std::error_code ec;
+  config.file = std::filesystem::absolute(file, ec).lexically_normal();
+  config.name = doc.value("name", file.stem().string());
+  config.description = doc.value("description", "");
+  if (auto p = doc.find("plugins"); p != doc.end()) {
+    config.search_paths = p->value("search_paths", std::vector<std::string>{});
+  }
+  if (auto inst = doc.find("instances"); inst != doc.end()) {
+    for (auto it = inst->begin(); it != inst->end(); ++it) {
+      config.instances.emplace(it.key(), read_use(*it, "/instances/" + it.key()));
+    }
+  }
+  std::set<std::string> names;
+  const auto& stages = doc["pipeline"];
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    pipeline_stage s;
+    s.stage = stages[i].at("stage").get<std::string>();
+    s.plugin = read_use(stages[i], "/pipeline/" + std::to_string(i));
+    s.name = stages[i].value("name", s.stage + "-" + std::to_string(i));
+    if (!names.insert(s.name).second) {
+      out.problems.push_back({s.plugin.pointer + "/name", s.plugin.use,
+                              "stage name '" + s.name + "' is used twice; names must be unique"});
+    }
+    if (config.instances.count(s.name) != 0) {
+      out.problems.push_back({s.plugin.pointer + "/name", s.plugin.use,
+                              "stage name '" + s.name + "' clashes with an instance of the same name"});
+    }
+    config.stages.push_back(std::move(s));
+  }
+  if (out.problems.empty()) out.config = std::move(config);
+  return out;
+}
+
+parsed_pipeline parse_pipeline_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    parsed_pipeline out;
+    out.problems.push_back({"", "", "cannot read pipeline file " + file.string() +
+                                        " (does it exist? pass a path such as configs/pipelines/default.json)"});
+    return out;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_pipeline_text(text.str(), file);
+}
+
+namespace {
+
+void check_use(const plugin_use& u, std::optional<r2r_kind> expected_kind, const std::string& stage,
+               const plugin_registry& registry, std::vector<config_problem>& problems) {
+  const loaded_plugin* plugin = registry.find(u.use);
+  if (plugin == nullptr) {
+    if (const disabled_plugin* d = registry.find_disabled(u.use)) {
+      problems.push_back({u.pointer + "/use", u.use, "plugin is disabled: " + d->reason.to_string()});
+    } else {
+      problems.push_back({u.pointer + "/use", u.use,
+                          "no such plugin on the plugin path; `repo2rocm plugins list` shows what is installed, "
+                          "--plugin-path or R2R_PLUGIN_PATH adds directories"});
+    }
+    return;
+  }
+  if (expected_kind && plugin->info.kind != *expected_kind) {
+    problems.push_back({u.pointer + "/use", u.use,
+                        "stage '" + stage + "' takes a " + std::string(kind_name(*expected_kind)) +
+                            " plugin, but this plugin is a " + std::string(kind_name(plugin->info.kind))});
+  }
+  for (const auto& v : plugin->config_schema->validate(u.config)) {
+    std::string message = v.message;
+    if (!v.expected.empty()) message += "; expected " + v.expected;
+    if (!v.found.empty()) message += "; found " + v.found;
+    message += " (the schema: repo2rocm plugins describe " + u.use + ")";
+    problems.push_back({u.pointer + "/config" + v.pointer, u.use, message});
+  }
+}
+
+}  // namespace
+
+std::vector<config_problem> check_pipeline_plugins(const pipeline_config& config, const plugin_registry& registry) {
+  std::vector<config_problem> problems;
+  for (const auto& [name, use] : config.instances) check_use(use, std::nullopt, "", registry, problems);
+  for (const auto& stage : config.stages) {
+    check_use(stage.plugin, stage_kind(stage.stage), stage.stage, registry, problems);
+  }
+  return problems;
+}
+
+}  // namespace r2r::core

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs every Debian 12 package repo2rocm needs to build and test. Idempotent: packages already
+# present are skipped, and `apt-get update` runs only when something is missing.
+# Usage: scripts/bootstrap.sh            (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential g++ cmake ninja-build ccache pkg-config git clang-format binutils
+  # core libraries (docs/dependencies.md says which part of the project uses which)
+  libboost-dev libboost-program-options-dev libboost-filesystem-dev
+  nlohmann-json3-dev libvalijson-dev libspdlog-dev libfmt-dev libexpected-dev
+  # tests
+  libgtest-dev libgmock-dev googletest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "bootstrap: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo_cmd=()
+if ((EUID != 0)); then
+  if command -v sudo >/dev/null; then sudo_cmd=(sudo); else
+    echo "bootstrap: need root to install: ${missing[*]}" >&2
+    echo "bootstrap: run this script as root, or install sudo" >&2
+    exit 1
+  fi
+fi
+
+echo "bootstrap: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "bootstrap: done"
