@@ -169,7 +169,13 @@ std::vector<schema_violation> json_schema::validate(const nlohmann::json& instan
   // validate against schema associated with property name ..."). Keep the summaries only when
   // nothing more specific was reported at or below their location.
   auto is_summary = [](const std::string& d) {
-    return d.rfind("Failed to validate", 0) == 0 || d.rfind("Failed to match against any", 0) == 0;
+    for (const char* prefix : {"Failed to validate against schema associated with", "Failed to validate item #",
+                               "Failed to validate against additional properties schema",
+                               "Failed to validate against child schema #",
+                               "Failed to validate against a conditional schema"}) {
+      if (d.rfind(prefix, 0) == 0) return true;
+    }
+    return false;
   };
   std::vector<schema_violation> out;
   std::set<std::pair<std::string, std::string>> seen;

@@ -23,7 +23,6 @@
 
 #include <exception>
 #include <new>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -56,7 +55,7 @@ template <class T>
 struct instance_box {
   explicit instance_box(const r2r_host_api* api) : host_api(api) {}
   const r2r_host_api* host_api;  // OWNERSHIP: host
-  std::optional<T> object;
+  T* object = nullptr;           // OWNERSHIP: box; raw so a throwing destructor can be caught
   std::string last_error;
   std::string response;  // holds the last call's response text until the next call
 };
@@ -98,20 +97,20 @@ r2r_status barrier(std::string& error_slot, Fn&& fn) noexcept {
 }
 
 template <class T>
-void construct(std::optional<T>& slot, const typename config_of<T>::type& cfg, const host& h) {
+T* construct(const typename config_of<T>::type& cfg, const host& h) {
   using C = typename config_of<T>::type;
   if constexpr (std::is_constructible_v<T, const C&, const host&>) {
-    slot.emplace(cfg, h);
+    return new T(cfg, h);
   } else if constexpr (std::is_constructible_v<T, const C&>) {
-    slot.emplace(cfg);
+    return new T(cfg);
   } else if constexpr (std::is_constructible_v<T, const host&>) {
-    slot.emplace(h);
+    return new T(h);
   } else {
     static_assert(std::is_default_constructible_v<T>,
                   "R2R_PLUGIN: the plugin class needs one of these constructors: "
                   "T(const T::config&, const r2r::sdk::host&), T(const T::config&), "
                   "T(const r2r::sdk::host&), T()");
-    slot.emplace();
+    return new T();
   }
 }
 
@@ -141,16 +140,21 @@ struct glue {
       const std::string_view text = to_view(config_json);
       const nlohmann::json j = text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text);
       const auto cfg = j.get<typename config_of<T>::type>();
-      construct<T>(b->object, cfg, host(api));
+      b->object = construct<T>(cfg, host(api));
     });
   }
 
   static void destroy(r2r_instance* instance) noexcept {
     auto* b = reinterpret_cast<box*>(instance);
     if (b == nullptr) return;
-    // A destructor that throws (declared noexcept(false)) must not take the host down.
+    // A destructor that throws (declared noexcept(false)) must not take the host down; the
+    // delete-expression still frees the memory when the destructor throws.
     std::string ignored;
-    barrier(ignored, [&] { b->object.reset(); });
+    barrier(ignored, [&] {
+      T* object = b->object;
+      b->object = nullptr;
+      delete object;
+    });
     delete b;
   }
 
