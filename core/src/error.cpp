@@ -5,20 +5,34 @@ namespace r2r::core {
 
 std::string_view to_string(phase p) noexcept {
   switch (p) {
-    case phase::discover: return "discover";
-    case phase::preflight: return "preflight";
-    case phase::dlopen: return "dlopen";
-    case phase::entry: return "entry";
-    case phase::abi: return "abi";
-    case phase::capability: return "capability";
-    case phase::schema: return "schema";
-    case phase::manifest: return "manifest";
-    case phase::registry: return "registry";
-    case phase::config: return "config";
-    case phase::create: return "create";
-    case phase::run: return "run";
-    case phase::io: return "io";
-    case phase::usage: return "usage";
+    case phase::discover:
+      return "discover";
+    case phase::preflight:
+      return "preflight";
+    case phase::dlopen:
+      return "dlopen";
+    case phase::entry:
+      return "entry";
+    case phase::abi:
+      return "abi";
+    case phase::capability:
+      return "capability";
+    case phase::schema:
+      return "schema";
+    case phase::manifest:
+      return "manifest";
+    case phase::registry:
+      return "registry";
+    case phase::config:
+      return "config";
+    case phase::create:
+      return "create";
+    case phase::run:
+      return "run";
+    case phase::io:
+      return "io";
+    case phase::usage:
+      return "usage";
   }
   return "unknown";
 }

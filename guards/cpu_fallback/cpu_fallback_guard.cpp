@@ -22,8 +22,8 @@ std::regex compile(const std::string& pattern, const char* origin) {
   try {
     return std::regex(pattern, flags);
   } catch (const std::regex_error& e) {
-    throw sdk::invalid_argument(std::string(origin) + " pattern '" + pattern + "' is not a valid ECMAScript regex: " +
-                                e.what());
+    throw sdk::invalid_argument(std::string(origin) + " pattern '" + pattern +
+                                "' is not a valid ECMAScript regex: " + e.what());
   }
 }
 
@@ -39,22 +39,26 @@ std::string line_at(const std::string& text, std::size_t offset) {
 }  // namespace
 
 cpu_fallback_guard::cpu_fallback_guard(const config& cfg, const sdk::host& host)
-    : action_types_(cfg.action_types.begin(), cfg.action_types.end()), max_scan_bytes_(cfg.max_scan_bytes), host_(host) {
+    : action_types_(cfg.action_types.begin(), cfg.action_types.end()),
+      max_scan_bytes_(cfg.max_scan_bytes),
+      host_(host) {
   rules_ = {
       {"an empty or negative *_VISIBLE_DEVICES hides every GPU",
        compile(R"(\b(CUDA|HIP|ROCR)_VISIBLE_DEVICES\s*=\s*(""|''|-1\b|(?=[\s;&|)]|$)))", "built-in")},
       {"an environment edit hides every GPU",
        compile(R"(environ\s*\[\s*['"](CUDA|HIP|ROCR)_VISIBLE_DEVICES['"]\s*\]\s*=\s*['"](-1)?['"])", "built-in")},
       {"a command-line flag selects the CPU",
-       compile(R"((^|\s)--(use[-_])?cpu(?![\w-])|(^|\s)--no[-_](cuda|gpu)(?![\w-])|(^|\s)--device[=\s]+['"]?cpu(?![\w-]))",
-               "built-in")},
+       compile(
+           R"((^|\s)--(use[-_])?cpu(?![\w-])|(^|\s)--no[-_](cuda|gpu)(?![\w-])|(^|\s)--device[=\s]+['"]?cpu(?![\w-]))",
+           "built-in")},
       {"code selects the CPU device",
        compile(R"(\bdevice\s*=\s*['"]cpu['"]|torch\.device\(\s*['"]cpu['"]\s*\)|\buse_(cuda|gpu)\s*=\s*False\b)",
                "built-in")},
       {"code pretends no GPU is available",
        compile(R"(torch\.cuda\.is_available\s*=\s*lambda[^:]*:\s*False)", "built-in")},
   };
-  for (const auto& pattern : cfg.extra_patterns) rules_.push_back({"a configured CPU pattern", compile(pattern, "extra")});
+  for (const auto& pattern : cfg.extra_patterns)
+    rules_.push_back({"a configured CPU pattern", compile(pattern, "extra")});
   output_signals_ = {
       {"the program reported running on the CPU",
        compile(R"((using|running on|selected)\s+(device\s*[:=]?\s*)?['"]?cpu\b)", "built-in")},
@@ -105,7 +109,8 @@ sdk::guard::observe_response cpu_fallback_guard::observe(const sdk::guard::obser
     for (const auto& s : output_signals_) {
       std::smatch m;
       if (std::regex_search(text, m, s.pattern)) {
-        out.evidence.push_back({"cpu_fallback_signal", s.name + ": " + line_at(text, static_cast<std::size_t>(m.position(0)))});
+        out.evidence.push_back(
+            {"cpu_fallback_signal", s.name + ": " + line_at(text, static_cast<std::size_t>(m.position(0)))});
       }
     }
   }

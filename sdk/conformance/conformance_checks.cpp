@@ -22,7 +22,9 @@ using r2r::core::loaded_plugin;
 // The library stays loaded for the whole run; the checks share this outcome.
 std::shared_ptr<core::load_outcome> g_outcome;
 
-r2r_str str(const std::string& s) { return r2r_str{s.data(), s.size()}; }
+r2r_str str(const std::string& s) {
+  return r2r_str{s.data(), s.size()};
+}
 
 // One raw create() through the C ABI with a fake host; destroys whatever it got.
 struct raw_instance {
@@ -138,8 +140,7 @@ void kind_contract(const loaded_plugin& p, const options& o) {
   }
 }
 
-void register_one(const char* suite, const std::string& name, const loaded_plugin* p, const options* o,
-                  check::body b) {
+void register_one(const char* suite, const std::string& name, const loaded_plugin* p, const options* o, check::body b) {
   ::testing::RegisterTest(suite, name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                           [=]() -> ::testing::Test* { return new check(p, o, b); });
 }

@@ -9,9 +9,9 @@
 namespace r2r::conformance {
 
 struct options {
-  std::filesystem::path plugin;               // absolute path of the library under test
+  std::filesystem::path plugin;                 // absolute path of the library under test
   std::optional<std::filesystem::path> config;  // a config file to validate and instantiate with
-  int iterations = 100;                        // create/destroy loop length
+  int iterations = 100;                         // create/destroy loop length
 };
 
 /// Loads the library once and registers one GoogleTest test per check and descriptor.

@@ -19,9 +19,12 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if ((arg == "--plugin" || arg == "--config" || arg == "--iterations") && i + 1 < argc) {
       const std::string value = argv[++i];
-      if (arg == "--plugin") opts.plugin = value;
-      else if (arg == "--config") opts.config = value;
-      else opts.iterations = std::stoi(value);
+      if (arg == "--plugin")
+        opts.plugin = value;
+      else if (arg == "--config")
+        opts.config = value;
+      else
+        opts.iterations = std::stoi(value);
     } else {
       rest.push_back(argv[i]);
     }

@@ -27,11 +27,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) return usage();
-    if (arg == "--plugin") plugin = argv[++i];
-    else if (arg == "--out") out = argv[++i];
-    else if (arg == "--expect-id") expect_id = argv[++i];
-    else if (arg == "--expect-version") expect_version = argv[++i];
-    else return usage();
+    if (arg == "--plugin")
+      plugin = argv[++i];
+    else if (arg == "--out")
+      out = argv[++i];
+    else if (arg == "--expect-id")
+      expect_id = argv[++i];
+    else if (arg == "--expect-version")
+      expect_version = argv[++i];
+    else
+      return usage();
   }
   if (plugin.empty() || out.empty()) return usage();
 

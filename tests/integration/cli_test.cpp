@@ -11,8 +11,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string exe() { return (r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm").string(); }
-std::string source(const std::string& rel) { return (r2r::test::env_path("R2R_SOURCE_DIR") / rel).string(); }
+std::string exe() {
+  return (r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm").string();
+}
+std::string source(const std::string& rel) {
+  return (r2r::test::env_path("R2R_SOURCE_DIR") / rel).string();
+}
 
 TEST(Cli, VersionAndHelp) {
   auto v = r2r::test::run_process(exe() + " --version");
@@ -130,17 +134,19 @@ TEST(Cli, PipelineSearchPathsAreRelativeToThePipelineFile) {
 }
 
 TEST(Cli, PluginsCallRunsOneMethod) {
-  auto r = r2r::test::run_process(
-      exe() + " plugins call r2r.guard.cpu_fallback check_action "
-              "'{\"action\":{\"type\":\"run\",\"command\":\"CUDA_VISIBLE_DEVICES= python train.py\"}}'");
+  auto r =
+      r2r::test::run_process(exe() +
+                             " plugins call r2r.guard.cpu_fallback check_action "
+                             "'{\"action\":{\"type\":\"run\",\"command\":\"CUDA_VISIBLE_DEVICES= python train.py\"}}'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["decision"], "deny");
   auto bad = r2r::test::run_process(exe() + " plugins call r2r.guard.cpu_fallback check_action '{oops'");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("request is not valid JSON"));
-  auto cfg = r2r::test::run_process(exe() + " plugins call r2r.guard.cpu_fallback check_action '{}' --config "
-                                            "'{\"extra_patterns\": [\"([\"]}'");
+  auto cfg = r2r::test::run_process(exe() +
+                                    " plugins call r2r.guard.cpu_fallback check_action '{}' --config "
+                                    "'{\"extra_patterns\": [\"([\"]}'");
   EXPECT_EQ(cfg.exit_code, 1);
   EXPECT_THAT(cfg.err, HasSubstr("not a valid ECMAScript regex"));
 }

@@ -66,9 +66,8 @@ TEST_F(HostApi, ReentrantServiceCallFailsInsteadOfDeadlocking) {
   ASSERT_TRUE(s);
   // agent -> llm.call_back -> agent.log_state: agent is busy in this thread.
   auto r = s->resolve("agent")->call(
-      "ask", {{"service", "llm"},
-              {"method", "call_back"},
-              {"request", {{"service", "agent"}, {"method", "log_state"}}}});
+      "ask",
+      {{"service", "llm"}, {"method", "call_back"}, {"request", {{"service", "agent"}, {"method", "log_state"}}}});
   ASSERT_FALSE(r.has_value());
   EXPECT_THAT(r.error().message, HasSubstr("re-entrant call to instance 'agent'"));
 }

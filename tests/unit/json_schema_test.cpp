@@ -16,7 +16,8 @@ TEST(JsonSchema, ReportsEveryViolationWithPointerExpectedAndFound) {
       "max": {"type": "integer", "minimum": 1},
       "names": {"type": "array", "items": {"type": "string"}},
       "nested": {"type": "object", "properties": {"mode": {"enum": ["a", "b"]}}}
-    }})", "test");
+    }})",
+                                                     "test");
   ASSERT_TRUE(schema.has_value()) << schema.error().to_string();
   const auto v = schema->validate(
       nlohmann::json::parse(R"({"max": "big", "names": ["x", 3], "nested": {"mode": "c"}, "oops": 1})"));

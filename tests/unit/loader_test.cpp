@@ -114,7 +114,8 @@ TEST(Loader, CreateFailureCarriesThePluginsMessage) {
 
 TEST(Loader, CorruptFileIsRejectedWithAReason) {
   r2r::test::temp_dir tmp;
-  const auto file = tmp.write("libr2r-guard-corrupt.so", std::string("\x7f" "ELF this is not really ELF"));
+  const auto file = tmp.write("libr2r-guard-corrupt.so", std::string("\x7f"
+                                                                     "ELF this is not really ELF"));
   auto outcome = r2r::core::load_plugin_file(file);
   ASSERT_EQ(outcome.disabled.size(), 1u);
   EXPECT_EQ(outcome.disabled.front().reason.where, phase::preflight);

@@ -31,7 +31,8 @@ std::string all(const std::vector<r2r::core::config_problem>& problems) {
 }
 
 TEST(PipelineConfig, TheDefaultPipelineIsValid) {
-  auto parsed = r2r::core::parse_pipeline_file(r2r::test::env_path("R2R_SOURCE_DIR") / "configs/pipelines/default.json");
+  auto parsed =
+      r2r::core::parse_pipeline_file(r2r::test::env_path("R2R_SOURCE_DIR") / "configs/pipelines/default.json");
   ASSERT_TRUE(parsed.config.has_value()) << all(parsed.problems);
   EXPECT_TRUE(r2r::core::check_pipeline_plugins(*parsed.config, registry()).empty());
 }
@@ -62,7 +63,8 @@ TEST(PipelineConfig, EveryViolationIsReportedNotJustTheFirst) {
 }
 
 TEST(PipelineConfig, FileLevelViolationsCarryPointers) {
-  const auto problems = problems_of(R"({"version": 2, "pipeline": [{"stage": "dance", "use": "Not An Id"}], "extra": 1})");
+  const auto problems =
+      problems_of(R"({"version": 2, "pipeline": [{"stage": "dance", "use": "Not An Id"}], "extra": 1})");
   const std::string text = all(problems);
   EXPECT_THAT(text, HasSubstr("/version"));
   EXPECT_THAT(text, HasSubstr("/pipeline/0/stage"));

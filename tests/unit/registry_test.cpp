@@ -19,9 +19,9 @@ std::vector<r2r::core::search_location> path_of(std::initializer_list<std::files
 TEST(Registry, BrokenFilesAreDisabledAndDoNotStopTheOthers) {
   r2r::test::temp_dir tmp;
   tmp.write("libr2r-guard-corrupt.so", "garbage bytes, not a library");
-  auto registry = r2r::core::plugin_registry::load(path_of({tmp.path(), r2r::test::fixture_dir("abi_major_mismatch"),
-                                                            r2r::test::fixture_dir("good_c"), r2r::test::plugin_dir(),
-                                                            r2r::test::fixture_dir("undefined_symbol")}));
+  auto registry = r2r::core::plugin_registry::load(
+      path_of({tmp.path(), r2r::test::fixture_dir("abi_major_mismatch"), r2r::test::fixture_dir("good_c"),
+               r2r::test::plugin_dir(), r2r::test::fixture_dir("undefined_symbol")}));
   ASSERT_TRUE(registry.has_value()) << registry.error().to_string();
   EXPECT_NE(registry->find("test.guard.good_c"), nullptr);
   EXPECT_NE(registry->find("r2r.guard.cpu_fallback"), nullptr);
@@ -44,9 +44,9 @@ TEST(Registry, DuplicateIdIsAHardErrorNamingBothFiles) {
 }
 
 TEST(Registry, ListIsSortedByKindThenId) {
-  auto registry = r2r::core::plugin_registry::load(
-      path_of({r2r::test::fixture_dir("shadow_b"), r2r::test::fixture_dir("shadow_a"), r2r::test::fixture_dir("echo"),
-               r2r::test::fixture_dir("good_c")}));
+  auto registry =
+      r2r::core::plugin_registry::load(path_of({r2r::test::fixture_dir("shadow_b"), r2r::test::fixture_dir("shadow_a"),
+                                                r2r::test::fixture_dir("echo"), r2r::test::fixture_dir("good_c")}));
   ASSERT_TRUE(registry.has_value());
   std::vector<std::string> ids;
   for (const auto* p : registry->list()) ids.push_back(p->info.id);

@@ -45,7 +45,8 @@ TEST(SearchPath, FirstFileNameWinsAndOtherFilesAreIgnored) {
       {{tmp.path() / "a", "t"}, {tmp.path() / "b", "t"}, {explicit_file, "t"}, {tmp.path() / "missing", "t"}},
       &shadowed);
   std::vector<std::string> names;
-  for (const auto& f : files) names.push_back(f.path.parent_path().filename().string() + "/" + f.path.filename().string());
+  for (const auto& f : files)
+    names.push_back(f.path.parent_path().filename().string() + "/" + f.path.filename().string());
   EXPECT_EQ(names, (std::vector<std::string>{"a/libr2r-guard-x.so", "b/libr2r-llm-y.so", "c/custom-name.so"}));
   ASSERT_EQ(shadowed.size(), 1u);
   EXPECT_THAT(shadowed[0], ::testing::HasSubstr("b/libr2r-guard-x.so"));

@@ -19,7 +19,8 @@ class StageRunner : public ::testing::Test {
     auto parsed = r2r::core::parse_pipeline_text(R"({"version": 1, "pipeline": [
         {"stage": "guard", "name": "g1", "use": "r2r.guard.cpu_fallback"},
         {"stage": "guard", "name": "g2", "use": "r2r.guard.cpu_fallback", "config": {"action_types": ["run"]}},
-        {"stage": "verify", "name": "v", "use": "r2r.guard.cpu_fallback"}]})", "p.json");
+        {"stage": "verify", "name": "v", "use": "r2r.guard.cpu_fallback"}]})",
+                                                 "p.json");
     ASSERT_TRUE(parsed.config.has_value());
     config = *parsed.config;
   }
@@ -49,8 +50,7 @@ TEST_F(StageRunner, RunsGroupsInFileOrderAndStopsAtAMissingHandler) {
   std::vector<std::string> decisions;
   runner.on("guard", [&](r2r::core::stage_context& ctx) -> r2r::core::result<void> {
     for (const auto& m : ctx.group.members) {
-      auto d = m.instance->call("check_action",
-                                {{"action", {{"type", "write_file"}, {"content", "device='cpu'"}}}});
+      auto d = m.instance->call("check_action", {{"action", {{"type", "write_file"}, {"content", "device='cpu'"}}}});
       if (!d) return tl::unexpected(d.error());
       decisions.push_back(m.stage->name + ":" + (*d)["decision"].get<std::string>());
     }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "test_support.hpp"
 
+#include <sys/wait.h>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
-#include <sys/wait.h>
 
 namespace r2r::test {
 
@@ -19,7 +19,9 @@ std::filesystem::path env_path(const char* name) {
   throw std::runtime_error("unknown test location " + key);
 }
 
-std::filesystem::path fixture_dir(const std::string& name) { return env_path("R2R_FIXTURE_DIR") / name; }
+std::filesystem::path fixture_dir(const std::string& name) {
+  return env_path("R2R_FIXTURE_DIR") / name;
+}
 
 std::filesystem::path fixture(const std::string& name) {
   for (const auto& entry : std::filesystem::directory_iterator(fixture_dir(name))) {
@@ -28,7 +30,9 @@ std::filesystem::path fixture(const std::string& name) {
   throw std::runtime_error("fixture " + name + " is not built");
 }
 
-std::filesystem::path plugin_dir() { return env_path("R2R_PLUGIN_DIR"); }
+std::filesystem::path plugin_dir() {
+  return env_path("R2R_PLUGIN_DIR");
+}
 
 temp_dir::temp_dir() {
   std::random_device rd;

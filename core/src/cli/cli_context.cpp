@@ -15,7 +15,7 @@
 namespace r2r::cli {
 
 std::vector<core::search_location> cli_context::search_path(const std::vector<std::string>& pipeline_paths,
-                                                             const std::string& pipeline_dir) const {
+                                                            const std::string& pipeline_dir) const {
   core::search_inputs in;
   in.cli_paths = plugin_paths;
   if (const char* env = std::getenv("R2R_PLUGIN_PATH")) in.env_value = env;
@@ -29,10 +29,11 @@ std::vector<core::search_location> cli_context::search_path(const std::vector<st
 int report_error(const cli_context& ctx, const core::error& e, int code) {
   if (ctx.json) {
     nlohmann::json j{{"ok", false},
-                     {"error", {{"phase", std::string(core::to_string(e.where))},
-                                {"message", e.message},
-                                {"plugin_id", e.plugin_id},
-                                {"path", e.path}}}};
+                     {"error",
+                      {{"phase", std::string(core::to_string(e.where))},
+                       {"message", e.message},
+                       {"plugin_id", e.plugin_id},
+                       {"path", e.path}}}};
     *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.err << "repo2rocm: " << e.to_string() << "\n";

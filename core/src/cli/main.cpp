@@ -4,8 +4,8 @@
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 
-#include <r2r/core/logging.hpp>
 #include <r2r/plugin_api.h>
+#include <r2r/core/logging.hpp>
 
 #include <boost/program_options.hpp>
 
@@ -33,22 +33,30 @@ struct command {
 
 const std::vector<command>& commands() {
   static const std::vector<command> list = {
-      {"plugins list", "repo2rocm plugins list [--kind KIND] [--pipeline FILE] [--json]",
+      {"plugins list",
+       "repo2rocm plugins list [--kind KIND] [--pipeline FILE] [--json]",
        "List every plugin found on the plugin path with kind, id, version and ABI, and every file that\n"
        "could not be used, with the reason.",
-       {"kind", "pipeline"}, &r2r::cli::run_plugins_list},
-      {"plugins describe", "repo2rocm plugins describe ID [--pipeline FILE] [--json]",
-       "Show a plugin's kind, version, ABI, library, config schema and example config.", {"pipeline"},
+       {"kind", "pipeline"},
+       &r2r::cli::run_plugins_list},
+      {"plugins describe",
+       "repo2rocm plugins describe ID [--pipeline FILE] [--json]",
+       "Show a plugin's kind, version, ABI, library, config schema and example config.",
+       {"pipeline"},
        &r2r::cli::run_plugins_describe},
-      {"plugins call", "repo2rocm plugins call ID METHOD [REQUEST] [--config JSON] [--request JSON]",
+      {"plugins call",
+       "repo2rocm plugins call ID METHOD [REQUEST] [--config JSON] [--request JSON]",
        "Create one instance of a plugin (config defaults to its example) and call METHOD with REQUEST\n"
        "(JSON text, @FILE or - for standard input). Prints the JSON response. For plugin authors.",
-       {"config", "request", "pipeline"}, &r2r::cli::run_plugins_call},
-      {"validate", "repo2rocm validate PIPELINE.json [--json]",
+       {"config", "request", "pipeline"},
+       &r2r::cli::run_plugins_call},
+      {"validate",
+       "repo2rocm validate PIPELINE.json [--json]",
        "Validate a pipeline file: the whole file against the pipeline schema, then each plugin's config\n"
        "against that plugin's schema. Every problem is printed with its JSON pointer and plugin id.\n"
        "Exit 0 when valid, 2 when not.",
-       {}, &r2r::cli::run_validate},
+       {},
+       &r2r::cli::run_validate},
   };
   return list;
 }
@@ -57,7 +65,8 @@ void print_usage(std::ostream& out, const po::options_description& global) {
   out << "repo2rocm " << R2R_VERSION << " - make CUDA research repositories run faithfully on AMD GPUs (ROCm)\n\n"
       << "usage: repo2rocm [global options] COMMAND [arguments]\n\ncommands:\n";
   for (const auto& c : commands()) out << "  " << c.synopsis << "\n";
-  out << "\n" << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error\n"
+  out << "\n"
+      << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error\n"
       << "`repo2rocm COMMAND --help` describes one command.\n";
 }
 
@@ -66,8 +75,8 @@ void print_usage(std::ostream& out, const po::options_description& global) {
 int main(int argc, char** argv) {
   po::options_description global("global options");
   global.add_options()("help,h", "show help (for a command: repo2rocm COMMAND --help)")(
-      "version", "print the version and plugin ABI")(
-      "log-level", po::value<std::string>()->default_value("warn"), "trace, debug, info, warn, error, critical, off")(
+      "version", "print the version and plugin ABI")("log-level", po::value<std::string>()->default_value("warn"),
+                                                     "trace, debug, info, warn, error, critical, off")(
       "plugin-path", po::value<std::vector<std::string>>()->composing(),
       "directory or plugin file searched first (repeatable); then R2R_PLUGIN_PATH")(
       "json", "machine-readable JSON output on stdout");
@@ -104,7 +113,8 @@ int main(int argc, char** argv) {
   }
   r2r::core::logging::configure(*level);
 
-  std::vector<std::string> words = vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  std::vector<std::string> words =
+      vm.count("words") ? vm["words"].as<std::vector<std::string>>() : std::vector<std::string>{};
   const command* chosen = nullptr;
   std::size_t consumed = 0;
   for (const auto& c : commands()) {
@@ -132,8 +142,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& opt : {"kind", "pipeline", "config", "request"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
-      std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name << "`\nusage: " << chosen->synopsis
-                << "\n";
+      std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
+                << "`\nusage: " << chosen->synopsis << "\n";
       return r2r::cli::exit_usage;
     }
   }

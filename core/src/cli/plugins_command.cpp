@@ -86,9 +86,10 @@ int run_plugins_list(const cli_context& ctx) {
   if (!ctx.kind.empty()) {
     kind = core::kind_from_name(ctx.kind);
     if (!kind) {
-      return report_error(ctx, core::error{core::phase::usage, "unknown kind '" + ctx.kind +
-                                                                   "'; kinds are llm, ranker, converter, sandbox, "
-                                                                   "policy, guard, verifier, scheduler"},
+      return report_error(ctx,
+                          core::error{core::phase::usage, "unknown kind '" + ctx.kind +
+                                                              "'; kinds are llm, ranker, converter, sandbox, "
+                                                              "policy, guard, verifier, scheduler"},
                           exit_usage);
     }
   }
@@ -106,7 +107,8 @@ int run_plugins_list(const cli_context& ctx) {
   for (const auto* p : plugins) id_width = std::max(id_width, p->info.id.size());
   auto& out = *ctx.out;
   out << std::left << std::setw(10) << "KIND" << std::setw(static_cast<int>(id_width) + 2) << "ID" << std::setw(9)
-      << "VERSION" << std::setw(5) << "ABI" << "DESCRIPTION\n";
+      << "VERSION" << std::setw(5) << "ABI"
+      << "DESCRIPTION\n";
   for (const auto* p : plugins) {
     out << std::setw(10) << core::kind_name(p->info.kind) << std::setw(static_cast<int>(id_width) + 2) << p->info.id
         << std::setw(9) << p->info.version << std::setw(5) << abi_text(p->info) << p->info.description << "\n";
@@ -129,9 +131,9 @@ int run_plugins_describe(const cli_context& ctx) {
   const auto* plugin = registry->find(id);
   if (plugin == nullptr) {
     if (const auto* d = registry->find_disabled(id)) return report_error(ctx, d->reason, exit_error);
-    return report_error(ctx, core::error{core::phase::registry,
-                                         "no such plugin; `repo2rocm plugins list` shows what is installed", id},
-                        exit_error);
+    return report_error(
+        ctx, core::error{core::phase::registry, "no such plugin; `repo2rocm plugins list` shows what is installed", id},
+        exit_error);
   }
   if (ctx.json) {
     *ctx.out << plugin_json(plugin->info, true).dump(2) << "\n";
@@ -155,9 +157,10 @@ int run_plugins_describe(const cli_context& ctx) {
 
 int run_plugins_call(const cli_context& ctx) {
   if (ctx.words.size() < 2 || ctx.words.size() > 3) {
-    return report_error(ctx, core::error{core::phase::usage,
-                                         "usage: repo2rocm plugins call ID METHOD [REQUEST] [--config JSON]; "
-                                         "REQUEST and --config take JSON text, @FILE or -"},
+    return report_error(ctx,
+                        core::error{core::phase::usage,
+                                    "usage: repo2rocm plugins call ID METHOD [REQUEST] [--config JSON]; "
+                                    "REQUEST and --config take JSON text, @FILE or -"},
                         exit_usage);
   }
   auto request = read_json_argument(ctx.words.size() == 3 ? ctx.words[2] : ctx.request, "request");

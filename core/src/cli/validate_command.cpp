@@ -31,7 +31,8 @@ int run_validate(const cli_context& ctx) {
   }
   const bool ok = problems.empty();
   if (ctx.json) {
-    nlohmann::json j{{"ok", ok}, {"file", file}, {"plugins_loaded", plugin_count}, {"problems", nlohmann::json::array()}};
+    nlohmann::json j{
+        {"ok", ok}, {"file", file}, {"plugins_loaded", plugin_count}, {"problems", nlohmann::json::array()}};
     for (const auto& p : problems) {
       j["problems"].push_back({{"pointer", p.pointer}, {"plugin_id", p.plugin_id}, {"message", p.message}});
     }

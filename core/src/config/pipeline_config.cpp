@@ -20,8 +20,8 @@ std::string config_problem::to_string() const {
 
 std::optional<r2r_kind> stage_kind(std::string_view stage) {
   static constexpr std::pair<std::string_view, r2r_kind> stages[] = {
-      {"rank", R2R_KIND_RANKER}, {"convert", R2R_KIND_CONVERTER}, {"sandbox", R2R_KIND_SANDBOX},
-      {"policy", R2R_KIND_POLICY}, {"guard", R2R_KIND_GUARD},     {"verify", R2R_KIND_VERIFIER},
+      {"rank", R2R_KIND_RANKER},        {"convert", R2R_KIND_CONVERTER}, {"sandbox", R2R_KIND_SANDBOX},
+      {"policy", R2R_KIND_POLICY},      {"guard", R2R_KIND_GUARD},       {"verify", R2R_KIND_VERIFIER},
       {"schedule", R2R_KIND_SCHEDULER},
   };
   for (const auto& [name, kind] : stages) {
@@ -103,8 +103,9 @@ parsed_pipeline parse_pipeline_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     parsed_pipeline out;
-    out.problems.push_back({"", "", "cannot read pipeline file " + file.string() +
-                                        " (does it exist? pass a path such as configs/pipelines/default.json)"});
+    out.problems.push_back({"", "",
+                            "cannot read pipeline file " + file.string() +
+                                " (does it exist? pass a path such as configs/pipelines/default.json)"});
     return out;
   }
   std::stringstream text;

@@ -14,17 +14,27 @@ namespace {
 
 constexpr int max_service_depth = 8;
 
-std::string_view view(r2r_str s) { return s.data == nullptr ? std::string_view{} : std::string_view{s.data, s.size}; }
-r2r_str str(std::string_view s) { return r2r_str{s.data(), s.size()}; }
+std::string_view view(r2r_str s) {
+  return s.data == nullptr ? std::string_view{} : std::string_view{s.data, s.size};
+}
+r2r_str str(std::string_view s) {
+  return r2r_str{s.data(), s.size()};
+}
 
 spdlog::level::level_enum to_spdlog(r2r_log_level level) {
   switch (level) {
-    case R2R_LOG_TRACE: return spdlog::level::trace;
-    case R2R_LOG_DEBUG: return spdlog::level::debug;
-    case R2R_LOG_INFO: return spdlog::level::info;
-    case R2R_LOG_WARN: return spdlog::level::warn;
-    case R2R_LOG_ERROR: return spdlog::level::err;
-    default: return spdlog::level::critical;
+    case R2R_LOG_TRACE:
+      return spdlog::level::trace;
+    case R2R_LOG_DEBUG:
+      return spdlog::level::debug;
+    case R2R_LOG_INFO:
+      return spdlog::level::info;
+    case R2R_LOG_WARN:
+      return spdlog::level::warn;
+    case R2R_LOG_ERROR:
+      return spdlog::level::err;
+    default:
+      return spdlog::level::critical;
   }
 }
 
@@ -128,8 +138,8 @@ result<std::unique_ptr<plugin_instance>> plugin_instance::create(const loaded_pl
       plugin.descriptor->destroy(handle);
     }
     if (reason.empty()) reason = "the plugin gave no message";
-    return fail(phase::create, "create failed (" + std::string(r2r_status_name(status)) + "): " + reason, plugin.info.id,
-                file);
+    return fail(phase::create, "create failed (" + std::string(r2r_status_name(status)) + "): " + reason,
+                plugin.info.id, file);
   }
   if (handle == nullptr) {
     return fail(phase::create, "create reported success but returned no instance", plugin.info.id, file);
@@ -155,8 +165,9 @@ result<nlohmann::json> plugin_instance::call_at_depth(std::string_view method, c
   if (options_.validate_messages) {
     if (const auto* schema = message_schema(kind, method, true)) {
       if (auto v = schema->validate(request); !v.empty()) {
-        return fail(phase::run, "request for " + std::string(kind) + "." + std::string(method) +
-                                    " violates its schema: " + format_violation(v.front()),
+        return fail(phase::run,
+                    "request for " + std::string(kind) + "." + std::string(method) +
+                        " violates its schema: " + format_violation(v.front()),
                     info_.id, file);
       }
     }
@@ -164,8 +175,8 @@ result<nlohmann::json> plugin_instance::call_at_depth(std::string_view method, c
   // Instances this thread is inside of: a call that comes back to one of them would deadlock.
   thread_local std::vector<const plugin_instance*> active;
   if (std::find(active.begin(), active.end(), this) != active.end()) {
-    return fail(phase::run, "re-entrant call to instance '" + options_.name + "' while it is handling a call",
-                info_.id, file);
+    return fail(phase::run, "re-entrant call to instance '" + options_.name + "' while it is handling a call", info_.id,
+                file);
   }
   std::lock_guard<std::mutex> lock(call_mutex_);
   active.push_back(this);
@@ -196,9 +207,10 @@ result<nlohmann::json> plugin_instance::call_at_depth(std::string_view method, c
   if (options_.validate_messages) {
     if (const auto* schema = message_schema(kind, method, false)) {
       if (auto v = schema->validate(parsed); !v.empty()) {
-        return fail(phase::run, std::string(method) + " returned a response that violates its schema: " +
-                                    format_violation(v.front()),
-                    info_.id, file);
+        return fail(
+            phase::run,
+            std::string(method) + " returned a response that violates its schema: " + format_violation(v.front()),
+            info_.id, file);
       }
     }
   }

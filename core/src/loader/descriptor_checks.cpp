@@ -25,30 +25,35 @@ result<void> check_descriptor(const r2r_plugin_desc* desc, const std::filesystem
   const std::string host = version_text(R2R_ABI_MAJOR, R2R_ABI_MINOR);
 
   if (desc->struct_size < offsetof(r2r_plugin_desc, kind)) {
-    return fail(phase::abi, "descriptor is " + std::to_string(desc->struct_size) +
-                                " bytes, too small to hold an ABI version; the file is corrupt or not an r2r plugin",
+    return fail(phase::abi,
+                "descriptor is " + std::to_string(desc->struct_size) +
+                    " bytes, too small to hold an ABI version; the file is corrupt or not an r2r plugin",
                 {}, file);
   }
   const std::string plugin = version_text(desc->abi_major, desc->abi_minor);
   if (desc->abi_major != R2R_ABI_MAJOR) {
-    return fail(phase::abi, "plugin ABI " + plugin + " not compatible with host ABI " + host +
-                                "; rebuild the plugin against r2r-sdk " + std::to_string(R2R_ABI_MAJOR) + ".x",
+    return fail(phase::abi,
+                "plugin ABI " + plugin + " not compatible with host ABI " + host +
+                    "; rebuild the plugin against r2r-sdk " + std::to_string(R2R_ABI_MAJOR) + ".x",
                 {}, file);
   }
   if (desc->abi_minor > R2R_ABI_MINOR) {
-    return fail(phase::abi, "plugin needs ABI " + plugin + " but this host provides " + host +
-                                "; upgrade repo2rocm or rebuild the plugin against SDK " + host,
+    return fail(phase::abi,
+                "plugin needs ABI " + plugin + " but this host provides " + host +
+                    "; upgrade repo2rocm or rebuild the plugin against SDK " + host,
                 {}, file);
   }
   if (desc->struct_size < min_desc_size) {
-    return fail(phase::abi, "descriptor is " + std::to_string(desc->struct_size) + " bytes, ABI " + plugin +
-                                " requires at least " + std::to_string(min_desc_size) + "; the plugin is corrupt",
+    return fail(phase::abi,
+                "descriptor is " + std::to_string(desc->struct_size) + " bytes, ABI " + plugin + " requires at least " +
+                    std::to_string(min_desc_size) + "; the plugin is corrupt",
                 {}, file);
   }
   if (desc->struct_size > sizeof(r2r_plugin_desc)) {
-    return fail(phase::abi, "descriptor is " + std::to_string(desc->struct_size) + " bytes but ABI " + plugin +
-                                " defines " + std::to_string(sizeof(r2r_plugin_desc)) +
-                                "; the plugin was built with a mismatched plugin_api.h (rebuild it with the SDK)",
+    return fail(phase::abi,
+                "descriptor is " + std::to_string(desc->struct_size) + " bytes but ABI " + plugin + " defines " +
+                    std::to_string(sizeof(r2r_plugin_desc)) +
+                    "; the plugin was built with a mismatched plugin_api.h (rebuild it with the SDK)",
                 {}, file);
   }
 
@@ -62,8 +67,10 @@ result<void> check_descriptor(const r2r_plugin_desc* desc, const std::filesystem
   if (desc->call == nullptr) missing += " call";
   if (desc->last_error == nullptr) missing += " last_error";
   if (!missing.empty()) {
-    return fail(phase::capability, "null operations:" + missing + "; every plugin must provide create, destroy, call "
-                                   "and last_error (the r2r SDK generates them)",
+    return fail(phase::capability,
+                "null operations:" + missing +
+                    "; every plugin must provide create, destroy, call "
+                    "and last_error (the r2r SDK generates them)",
                 id, file);
   }
   if (desc->version == nullptr || desc->config_schema == nullptr) {
@@ -71,8 +78,8 @@ result<void> check_descriptor(const r2r_plugin_desc* desc, const std::filesystem
   }
   const std::string_view kind = kind_name(desc->kind);
   if (kind == "unknown") {
-    return fail(phase::capability, "unknown plugin kind " + std::to_string(desc->kind) + " for host ABI " + host +
-                                       "; upgrade repo2rocm",
+    return fail(phase::capability,
+                "unknown plugin kind " + std::to_string(desc->kind) + " for host ABI " + host + "; upgrade repo2rocm",
                 id, file);
   }
   static const std::regex id_pattern(R"(^[a-z0-9][a-z0-9_-]*\.([a-z_]+)\.[a-z0-9][a-z0-9_.-]*$)");
@@ -83,7 +90,8 @@ result<void> check_descriptor(const r2r_plugin_desc* desc, const std::filesystem
   }
   if (m[1].str() != kind) {
     return fail(phase::capability,
-                "id names kind '" + m[1].str() + "' but the descriptor's kind is '" + std::string(kind) + "'", id, file);
+                "id names kind '" + m[1].str() + "' but the descriptor's kind is '" + std::string(kind) + "'", id,
+                file);
   }
   return {};
 }

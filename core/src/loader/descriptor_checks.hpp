@@ -2,8 +2,8 @@
 // Checks a descriptor returned by a plugin entry before anything in it is called.
 #pragma once
 
-#include <r2r/core/error.hpp>
 #include <r2r/plugin_api.h>
+#include <r2r/core/error.hpp>
 
 #include <filesystem>
 

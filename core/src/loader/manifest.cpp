@@ -25,9 +25,7 @@ nlohmann::json make_manifest(const std::vector<loaded_plugin>& plugins, const st
                     {"config_schema", p.info.config_schema},
                     {"example_config", p.info.example_config}});
   }
-  return {{"manifest_version", detail::manifest_version},
-          {"library", library.filename().string()},
-          {"plugins", list}};
+  return {{"manifest_version", detail::manifest_version}, {"library", library.filename().string()}, {"plugins", list}};
 }
 
 namespace detail {
@@ -43,8 +41,9 @@ result<std::optional<nlohmann::json>> read_manifest(const std::filesystem::path&
   try {
     doc = nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error& e) {
-    return fail(phase::manifest, std::string("manifest is not valid JSON (") + e.what() +
-                                     "); regenerate it with r2r-plugin-manifest or reinstall the plugin",
+    return fail(phase::manifest,
+                std::string("manifest is not valid JSON (") + e.what() +
+                    "); regenerate it with r2r-plugin-manifest or reinstall the plugin",
                 {}, file.string());
   }
   if (!doc.is_object() || doc.value("manifest_version", 0) != manifest_version || !doc.contains("plugins") ||
@@ -65,14 +64,16 @@ result<void> check_against_manifest(const nlohmann::json& manifest, const plugin
     std::string diff;
     auto compare = [&](const char* field, const std::string& binary) {
       const std::string listed = entry.value(field, "");
-      if (listed != binary) diff += std::string(diff.empty() ? "" : ", ") + field + " '" + listed + "' vs '" + binary + "'";
+      if (listed != binary)
+        diff += std::string(diff.empty() ? "" : ", ") + field + " '" + listed + "' vs '" + binary + "'";
     };
     compare("kind", std::string(kind_name(info.kind)));
     compare("version", info.version);
     compare("abi", abi);
     if (!diff.empty()) {
-      return fail(phase::manifest, "manifest and binary disagree (manifest vs binary: " + diff + "); reinstall the plugin",
-                  info.id, file);
+      return fail(phase::manifest,
+                  "manifest and binary disagree (manifest vs binary: " + diff + "); reinstall the plugin", info.id,
+                  file);
     }
     return {};
   }

@@ -16,9 +16,8 @@ constexpr std::array<std::pair<r2r_kind, std::string_view>, 8> kinds{{
     {R2R_KIND_VERIFIER, "verifier"},
     {R2R_KIND_SCHEDULER, "scheduler"},
 }};
-constexpr std::array<r2r_kind, 8> kind_values{R2R_KIND_LLM,     R2R_KIND_RANKER, R2R_KIND_CONVERTER,
-                                              R2R_KIND_SANDBOX, R2R_KIND_POLICY, R2R_KIND_GUARD,
-                                              R2R_KIND_VERIFIER, R2R_KIND_SCHEDULER};
+constexpr std::array<r2r_kind, 8> kind_values{R2R_KIND_LLM,    R2R_KIND_RANKER, R2R_KIND_CONVERTER, R2R_KIND_SANDBOX,
+                                              R2R_KIND_POLICY, R2R_KIND_GUARD,  R2R_KIND_VERIFIER,  R2R_KIND_SCHEDULER};
 }  // namespace
 
 std::string_view kind_name(r2r_kind kind) noexcept {

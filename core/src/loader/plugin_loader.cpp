@@ -36,7 +36,8 @@ result<loaded_plugin> make_loaded(const r2r_plugin_desc* desc, const std::shared
   p.info.config_schema = schema->document();
   p.config_schema = std::make_shared<const json_schema>(std::move(*schema));
 
-  const char* example = desc->example_config != nullptr && desc->example_config[0] != '\0' ? desc->example_config : "{}";
+  const char* example =
+      desc->example_config != nullptr && desc->example_config[0] != '\0' ? desc->example_config : "{}";
   try {
     p.info.example_config = nlohmann::json::parse(example);
   } catch (const nlohmann::json::parse_error& e) {
@@ -45,8 +46,8 @@ result<loaded_plugin> make_loaded(const r2r_plugin_desc* desc, const std::shared
   const auto violations = p.config_schema->validate(p.info.example_config);
   if (!violations.empty()) {
     return fail(phase::schema,
-                "example config violates the plugin's own schema: " + format_violation(violations.front()),
-                p.info.id, file);
+                "example config violates the plugin's own schema: " + format_violation(violations.front()), p.info.id,
+                file);
   }
   return p;
 }
@@ -64,7 +65,8 @@ load_outcome load_plugin_file(const std::filesystem::path& file) {
     out.disabled.push_back(disabled(
         file, {},
         error{phase::preflight,
-              "no " R2R_PLUGIN_ENTRY_SYMBOL " export: not an r2r plugin (build it with r2r_add_plugin from r2r-sdk)", {},
+              "no " R2R_PLUGIN_ENTRY_SYMBOL " export: not an r2r plugin (build it with r2r_add_plugin from r2r-sdk)",
+              {},
               file.string()}));
     return out;
   }
@@ -86,9 +88,11 @@ load_outcome load_plugin_file(const std::filesystem::path& file) {
     out.disabled.push_back(disabled(
         file, {},
         error{phase::entry,
-              "entry returned " + std::string(descriptors == nullptr ? "no descriptor array" : std::to_string(count) + " descriptors") +
+              "entry returned " +
+                  std::string(descriptors == nullptr ? "no descriptor array" : std::to_string(count) + " descriptors") +
                   "; expected between 1 and " + std::to_string(max_descriptors),
-              {}, file.string()}));
+              {},
+              file.string()}));
     return out;
   }
 

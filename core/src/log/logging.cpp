@@ -29,10 +29,11 @@ void configure(spdlog::level::level_enum level) {
   spdlog::set_default_logger(core);
 }
 
-spdlog::level::level_enum default_level() { return g_level; }
+spdlog::level::level_enum default_level() {
+  return g_level;
+}
 
-std::shared_ptr<spdlog::logger> make_logger(const std::string& name,
-                                            std::optional<spdlog::level::level_enum> level) {
+std::shared_ptr<spdlog::logger> make_logger(const std::string& name, std::optional<spdlog::level::level_enum> level) {
   auto logger = std::make_shared<spdlog::logger>(name, shared_sink());
   logger->set_level(level.value_or(g_level.load()));
   return logger;
@@ -40,8 +41,8 @@ std::shared_ptr<spdlog::logger> make_logger(const std::string& name,
 
 std::optional<spdlog::level::level_enum> parse_level(std::string_view text) {
   static constexpr std::pair<std::string_view, spdlog::level::level_enum> names[] = {
-      {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug},   {"info", spdlog::level::info},
-      {"warn", spdlog::level::warn},   {"warning", spdlog::level::warn},  {"error", spdlog::level::err},
+      {"trace", spdlog::level::trace},       {"debug", spdlog::level::debug},  {"info", spdlog::level::info},
+      {"warn", spdlog::level::warn},         {"warning", spdlog::level::warn}, {"error", spdlog::level::err},
       {"critical", spdlog::level::critical}, {"off", spdlog::level::off},
   };
   for (const auto& [name, level] : names) {

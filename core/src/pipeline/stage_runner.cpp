@@ -7,7 +7,9 @@
 
 namespace r2r::core {
 
-void stage_runner::on(const std::string& stage, handler h) { handlers_[stage] = std::move(h); }
+void stage_runner::on(const std::string& stage, handler h) {
+  handlers_[stage] = std::move(h);
+}
 
 std::vector<stage_group> stage_runner::groups_of(const pipeline_session& session) {
   std::vector<stage_group> groups;

@@ -53,7 +53,8 @@ const json_schema* embedded_schema(std::string_view name) {
   const std::string_view text = embedded_schema_text(name);
   std::unique_ptr<json_schema> compiled;
   if (!text.empty()) {
-    if (auto schema = json_schema::compile_text(text, name)) compiled = std::make_unique<json_schema>(std::move(*schema));
+    if (auto schema = json_schema::compile_text(text, name))
+      compiled = std::make_unique<json_schema>(std::move(*schema));
   }
   auto* out = compiled.get();
   cache->emplace(std::string(name), std::move(compiled));

@@ -20,12 +20,14 @@ struct json_schema::impl {
 
 json_schema::json_schema(std::shared_ptr<const impl> impl) : impl_(std::move(impl)) {}
 
-const nlohmann::json& json_schema::document() const noexcept { return impl_->document; }
+const nlohmann::json& json_schema::document() const noexcept {
+  return impl_->document;
+}
 
 result<json_schema> json_schema::compile(const nlohmann::json& document, std::string_view name) {
   if (!document.is_object() && !document.is_boolean()) {
-    return fail(phase::schema, "schema '" + std::string(name) + "' must be a JSON object, found " +
-                                   describe_value(document));
+    return fail(phase::schema,
+                "schema '" + std::string(name) + "' must be a JSON object, found " + describe_value(document));
   }
   auto holder = std::make_shared<impl>();
   holder->document = document;
@@ -54,9 +56,12 @@ namespace {
 std::string escape_token(const std::string& token) {
   std::string out;
   for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -169,10 +174,10 @@ std::vector<schema_violation> json_schema::validate(const nlohmann::json& instan
   // validate against schema associated with property name ..."). Keep the summaries only when
   // nothing more specific was reported at or below their location.
   auto is_summary = [](const std::string& d) {
-    for (const char* prefix : {"Failed to validate against schema associated with", "Failed to validate item #",
-                               "Failed to validate against additional properties schema",
-                               "Failed to validate against child schema #",
-                               "Failed to validate against a conditional schema"}) {
+    for (const char* prefix :
+         {"Failed to validate against schema associated with", "Failed to validate item #",
+          "Failed to validate against additional properties schema", "Failed to validate against child schema #",
+          "Failed to validate against a conditional schema"}) {
       if (d.rfind(prefix, 0) == 0) return true;
     }
     return false;
@@ -202,10 +207,14 @@ std::string describe_value(const nlohmann::json& value, std::size_t max_chars) {
   if (text.size() > max_chars) text = text.substr(0, max_chars - 3) + "...";
   switch (value.type()) {
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return "integer " + text;
-    case nlohmann::json::value_t::number_float: return "number " + text;
-    case nlohmann::json::value_t::null: return "null";
-    default: return std::string(value.type_name()) + " " + text;
+    case nlohmann::json::value_t::number_unsigned:
+      return "integer " + text;
+    case nlohmann::json::value_t::number_float:
+      return "number " + text;
+    case nlohmann::json::value_t::null:
+      return "null";
+    default:
+      return std::string(value.type_name()) + " " + text;
   }
 }
 

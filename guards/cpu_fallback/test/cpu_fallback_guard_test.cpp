@@ -24,9 +24,9 @@ class CpuFallbackGuard : public ::testing::Test {
 };
 
 TEST_F(CpuFallbackGuard, DeniesEmptiedVisibleDevicesInEverySpelling) {
-  for (const char* command : {"CUDA_VISIBLE_DEVICES= python train.py", "export CUDA_VISIBLE_DEVICES=\"\" && python t.py",
-                              "HIP_VISIBLE_DEVICES=-1 python t.py", "env ROCR_VISIBLE_DEVICES='' ./run.sh",
-                              "cd x; CUDA_VISIBLE_DEVICES=;python a.py"}) {
+  for (const char* command : {"CUDA_VISIBLE_DEVICES= python train.py",
+                              "export CUDA_VISIBLE_DEVICES=\"\" && python t.py", "HIP_VISIBLE_DEVICES=-1 python t.py",
+                              "env ROCR_VISIBLE_DEVICES='' ./run.sh", "cd x; CUDA_VISIBLE_DEVICES=;python a.py"}) {
     const auto d = guard.check_action(run(command));
     EXPECT_EQ(d.verdict, "deny") << command;
     EXPECT_THAT(d.reason, HasSubstr("VISIBLE_DEVICES")) << command;
@@ -49,25 +49,30 @@ TEST_F(CpuFallbackGuard, DeniesCpuFlags) {
 }
 
 TEST_F(CpuFallbackGuard, DeniesCpuDeviceInWrittenCodeAndPatches) {
-  auto write = nlohmann::json{{"action", {{"type", "write_file"}, {"path", "t.py"}, {"content", "x = 1\ndevice = 'cpu'\n"}}}}
-                   .get<r2r::sdk::guard::check_request>();
+  auto write =
+      nlohmann::json{{"action", {{"type", "write_file"}, {"path", "t.py"}, {"content", "x = 1\ndevice = 'cpu'\n"}}}}
+          .get<r2r::sdk::guard::check_request>();
   const auto d = guard.check_action(write);
   EXPECT_EQ(d.verdict, "deny");
   EXPECT_THAT(d.reason, HasSubstr("device = 'cpu'"));
 
-  const std::string patch = "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n-dev = torch.device('cuda')\n+dev = torch.device('cpu')\n";
-  auto p = nlohmann::json{{"action", {{"type", "apply_patch"}, {"patch", patch}}}}.get<r2r::sdk::guard::check_request>();
+  const std::string patch =
+      "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n-dev = torch.device('cuda')\n+dev = torch.device('cpu')\n";
+  auto p =
+      nlohmann::json{{"action", {{"type", "apply_patch"}, {"patch", patch}}}}.get<r2r::sdk::guard::check_request>();
   EXPECT_EQ(guard.check_action(p).verdict, "deny");
 
   // Removing a CPU selection is fine: only added lines count.
-  const std::string fix = "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n-dev = torch.device('cpu')\n+dev = torch.device('cuda')\n";
+  const std::string fix =
+      "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n-dev = torch.device('cpu')\n+dev = torch.device('cuda')\n";
   auto f = nlohmann::json{{"action", {{"type", "apply_patch"}, {"patch", fix}}}}.get<r2r::sdk::guard::check_request>();
   EXPECT_EQ(guard.check_action(f).verdict, "allow");
 }
 
 TEST_F(CpuFallbackGuard, DeniesMonkeyPatchedAvailability) {
-  auto write = nlohmann::json{{"action", {{"type", "write_file"}, {"content", "torch.cuda.is_available = lambda: False"}}}}
-                   .get<r2r::sdk::guard::check_request>();
+  auto write =
+      nlohmann::json{{"action", {{"type", "write_file"}, {"content", "torch.cuda.is_available = lambda: False"}}}}
+          .get<r2r::sdk::guard::check_request>();
   EXPECT_EQ(guard.check_action(write).verdict, "deny");
 }
 

@@ -59,14 +59,22 @@ typedef int32_t r2r_status;
 /* Stable lower-case name of a status, for messages. */
 static inline const char* r2r_status_name(r2r_status status) {
   switch (status) {
-    case R2R_OK: return "ok";
-    case R2R_ERR_INVALID_ARGUMENT: return "invalid_argument";
-    case R2R_ERR_UNKNOWN_METHOD: return "unknown_method";
-    case R2R_ERR_FAILED: return "failed";
-    case R2R_ERR_CANCELLED: return "cancelled";
-    case R2R_ERR_UNAVAILABLE: return "unavailable";
-    case R2R_ERR_INTERNAL: return "internal";
-    default: return "unknown_status";
+    case R2R_OK:
+      return "ok";
+    case R2R_ERR_INVALID_ARGUMENT:
+      return "invalid_argument";
+    case R2R_ERR_UNKNOWN_METHOD:
+      return "unknown_method";
+    case R2R_ERR_FAILED:
+      return "failed";
+    case R2R_ERR_CANCELLED:
+      return "cancelled";
+    case R2R_ERR_UNAVAILABLE:
+      return "unavailable";
+    case R2R_ERR_INTERNAL:
+      return "internal";
+    default:
+      return "unknown_status";
   }
 }
 
@@ -121,8 +129,8 @@ typedef struct r2r_host_api {
    * with request_json. Plugins never call each other directly: this is the only route, so every
    * plugin stays swappable by configuration. The callback runs before this function returns.
    * Returns the same status as delivered to the callback. */
-  r2r_status (*call_service)(void* host_ctx, void* call_ctx, r2r_str service, r2r_str method,
-                             r2r_str request_json, r2r_service_callback on_response, void* user);
+  r2r_status (*call_service)(void* host_ctx, void* call_ctx, r2r_str service, r2r_str method, r2r_str request_json,
+                             r2r_service_callback on_response, void* user);
 } r2r_host_api;
 
 /* A plugin's description and operations. OWNERSHIP: plugin, static storage; valid while the
@@ -152,8 +160,7 @@ typedef struct r2r_plugin_desc {
    * response: OWNERSHIP plugin; valid until the next call() or destroy() on this instance.
    * call_ctx: OWNERSHIP host; pass it to is_cancelled/call_service during this call only.
    * THREADING: the host never makes two calls on one instance at the same time. */
-  r2r_status (*call)(r2r_instance* instance, r2r_str method, r2r_str request_json, void* call_ctx,
-                     r2r_str* response);
+  r2r_status (*call)(r2r_instance* instance, r2r_str method, r2r_str request_json, void* call_ctx, r2r_str* response);
 
   /* Message of the last failed create() or call() on this instance, or "" if none.
    * OWNERSHIP: plugin; valid until the next create()/call()/destroy() on this instance. */
@@ -164,12 +171,10 @@ typedef struct r2r_plugin_desc {
  * plugin may adapt. Returns a pointer to an array of *count descriptor pointers.
  * OWNERSHIP: plugin, static storage. CONTRACT: no side effects, no allocation, no threads: it only
  * returns static data. Real work starts in create(). */
-typedef const r2r_plugin_desc* const* (*r2r_plugin_entry_fn)(uint32_t host_abi_major,
-                                                             uint32_t host_abi_minor,
+typedef const r2r_plugin_desc* const* (*r2r_plugin_entry_fn)(uint32_t host_abi_major, uint32_t host_abi_minor,
                                                              size_t* count);
 
-R2R_EXPORT const r2r_plugin_desc* const* r2r_plugin_entry_v1(uint32_t host_abi_major,
-                                                             uint32_t host_abi_minor,
+R2R_EXPORT const r2r_plugin_desc* const* r2r_plugin_entry_v1(uint32_t host_abi_major, uint32_t host_abi_minor,
                                                              size_t* count);
 
 #ifdef __cplusplus

@@ -20,9 +20,7 @@ class max_command_length {
   r2r::sdk::guard::decision check_action(const r2r::sdk::guard::check_request& request);
   r2r::sdk::guard::observe_response observe(const r2r::sdk::guard::observe_request& request);
 
-  static r2r::sdk::method_table<max_command_length> methods() {
-    return r2r::sdk::guard::methods<max_command_length>();
-  }
+  static r2r::sdk::method_table<max_command_length> methods() { return r2r::sdk::guard::methods<max_command_length>(); }
 
  private:
   std::size_t max_chars_;

@@ -43,8 +43,7 @@ struct error {
 template <class T>
 using result = tl::expected<T, error>;
 
-inline tl::unexpected<error> fail(phase where, std::string message, std::string plugin_id = {},
-                                  std::string path = {}) {
+inline tl::unexpected<error> fail(phase where, std::string message, std::string plugin_id = {}, std::string path = {}) {
   return tl::unexpected<error>(error{where, std::move(message), std::move(plugin_id), std::move(path)});
 }
 

@@ -10,8 +10,8 @@
 #include <r2r/core/error.hpp>
 #include <r2r/core/plugin_loader.hpp>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>

@@ -5,10 +5,10 @@
 // THREADING: call from one thread (dlopen is not thread-safe everywhere).
 #pragma once
 
+#include <r2r/plugin_api.h>
 #include <r2r/core/dynamic_library.hpp>
 #include <r2r/core/error.hpp>
 #include <r2r/core/json_schema.hpp>
-#include <r2r/plugin_api.h>
 
 #include <nlohmann/json.hpp>
 

@@ -25,7 +25,9 @@ enum class log_level : r2r_log_level {
   critical = R2R_LOG_CRITICAL,
 };
 
-inline r2r_str to_str(std::string_view s) noexcept { return r2r_str{s.data(), s.size()}; }
+inline r2r_str to_str(std::string_view s) noexcept {
+  return r2r_str{s.data(), s.size()};
+}
 inline std::string_view to_view(r2r_str s) noexcept {
   return s.data == nullptr ? std::string_view{} : std::string_view{s.data, s.size};
 }
@@ -60,8 +62,7 @@ class call_context {
   call_context(const r2r_host_api* api, void* call_ctx) noexcept : api_(api), call_ctx_(call_ctx) {}
 
   bool cancelled() const noexcept {
-    return api_ != nullptr && api_->is_cancelled != nullptr &&
-           api_->is_cancelled(api_->host_ctx, call_ctx_) != 0;
+    return api_ != nullptr && api_->is_cancelled != nullptr && api_->is_cancelled(api_->host_ctx, call_ctx_) != 0;
   }
   /// Throws sdk::cancelled when the host asked this call to stop.
   void throw_if_cancelled() const {
@@ -70,8 +71,7 @@ class call_context {
 
   /// Calls `method` on the pipeline instance named `service`; returns its JSON response.
   /// Throws sdk::error with the callee's status and message on failure.
-  nlohmann::json call_service(std::string_view service, std::string_view method,
-                              const nlohmann::json& request) const {
+  nlohmann::json call_service(std::string_view service, std::string_view method, const nlohmann::json& request) const {
     if (api_ == nullptr || api_->struct_size < offsetof(r2r_host_api, call_service) + sizeof(void*) ||
         api_->call_service == nullptr) {
       throw unavailable("the host does not offer call_service; upgrade repo2rocm");
@@ -90,8 +90,8 @@ class call_context {
         },
         &out);
     if (out.status != R2R_OK) {
-      throw error(out.status, "service '" + std::string(service) + "' method '" + std::string(method) +
-                                  "' failed: " + out.payload);
+      throw error(out.status,
+                  "service '" + std::string(service) + "' method '" + std::string(method) + "' failed: " + out.payload);
     }
     return nlohmann::json::parse(out.payload);
   }
@@ -105,11 +105,11 @@ class call_context {
 
 /// Logs a stream expression only when the level is enabled, so formatting costs nothing otherwise:
 ///   R2R_LOG(host_, info, "denied " << n << " actions");
-#define R2R_LOG(host_obj, level, stream_expr)                          \
-  do {                                                                 \
-    if ((host_obj).enabled(::r2r::sdk::log_level::level)) {            \
-      std::ostringstream r2r_log_stream_;                              \
-      r2r_log_stream_ << stream_expr;                                  \
+#define R2R_LOG(host_obj, level, stream_expr)                                \
+  do {                                                                       \
+    if ((host_obj).enabled(::r2r::sdk::log_level::level)) {                  \
+      std::ostringstream r2r_log_stream_;                                    \
+      r2r_log_stream_ << stream_expr;                                        \
       (host_obj).write(::r2r::sdk::log_level::level, r2r_log_stream_.str()); \
-    }                                                                  \
+    }                                                                        \
   } while (0)

@@ -76,16 +76,16 @@ auto method(std::string name, Handler handler) {
                   "(for example NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT)");
     static_assert(detail::has_to_json<resp>::value,
                   "r2r::sdk::method: the response type needs `void to_json(nlohmann::json&, const Response&)`");
-    return method_entry<T>{
-        std::move(name), [handler](T& object, const nlohmann::json& request, call_context& ctx) -> nlohmann::json {
-          req typed = request.template get<req>();
-          if constexpr (traits::takes_context) {
-            return nlohmann::json((object.*handler)(typed, ctx));
-          } else {
-            (void)ctx;
-            return nlohmann::json((object.*handler)(typed));
-          }
-        }};
+    return method_entry<T>{std::move(name),
+                           [handler](T& object, const nlohmann::json& request, call_context& ctx) -> nlohmann::json {
+                             req typed = request.template get<req>();
+                             if constexpr (traits::takes_context) {
+                               return nlohmann::json((object.*handler)(typed, ctx));
+                             } else {
+                               (void)ctx;
+                               return nlohmann::json((object.*handler)(typed));
+                             }
+                           }};
   }
 }
 

@@ -193,9 +193,8 @@ struct glue {
 
 /// A descriptor for plugin class T. Constant-initialised: loading the library runs no code.
 template <class T>
-constexpr r2r_plugin_desc make_descriptor(r2r_kind kind, const char* id, const char* version,
-                                          const char* description, const char* config_schema,
-                                          const char* example_config) noexcept {
+constexpr r2r_plugin_desc make_descriptor(r2r_kind kind, const char* id, const char* version, const char* description,
+                                          const char* config_schema, const char* example_config) noexcept {
   return r2r_plugin_desc{sizeof(r2r_plugin_desc),
                          R2R_ABI_MAJOR,
                          R2R_ABI_MINOR,
@@ -215,7 +214,7 @@ constexpr r2r_plugin_desc make_descriptor(r2r_kind kind, const char* id, const c
 
 /// Defines a descriptor variable for class T (use with R2R_PLUGIN_ENTRY for several per library).
 #define R2R_PLUGIN_DESCRIPTOR(var, T, kind, id, version, description, schema, example) \
-  static constexpr r2r_plugin_desc var =                                                \
+  static constexpr r2r_plugin_desc var =                                               \
       ::r2r::sdk::make_descriptor<T>(kind, id, version, description, schema, example);
 
 /// Defines the one exported entry point, returning the listed descriptors (pointers).
@@ -230,13 +229,12 @@ constexpr r2r_plugin_desc make_descriptor(r2r_kind kind, const char* id, const c
   }
 
 /// One plugin class per library, with every field given explicitly.
-#define R2R_PLUGIN(T, kind, id, version, description, schema, example)                 \
+#define R2R_PLUGIN(T, kind, id, version, description, schema, example)                              \
   R2R_PLUGIN_DESCRIPTOR(r2r_plugin_descriptor_, T, kind, id, version, description, schema, example) \
   R2R_PLUGIN_ENTRY(&r2r_plugin_descriptor_)
 
 /// One plugin class per library, with kind, id, version, description, schema and example taken
 /// from the r2r_plugin_info.hpp that r2r_add_plugin() generates from its CMake arguments.
-#define R2R_PLUGIN_MAIN(T)                                                                            \
-  R2R_PLUGIN(T, ::r2r_plugin_info::kind, ::r2r_plugin_info::id, ::r2r_plugin_info::version,          \
-             ::r2r_plugin_info::description, ::r2r_plugin_info::config_schema,                        \
-             ::r2r_plugin_info::example_config)
+#define R2R_PLUGIN_MAIN(T)                                                                  \
+  R2R_PLUGIN(T, ::r2r_plugin_info::kind, ::r2r_plugin_info::id, ::r2r_plugin_info::version, \
+             ::r2r_plugin_info::description, ::r2r_plugin_info::config_schema, ::r2r_plugin_info::example_config)

@@ -37,8 +37,8 @@ inline void to_json(nlohmann::json& j, const action& a) {
 }
 
 struct run_context {
-  int mode = 1;        // 0, 1 or 2 (ARCHITECTURE.md)
-  std::string arch;    // target gfx, e.g. "gfx942"; empty when unknown
+  int mode = 1;      // 0, 1 or 2 (ARCHITECTURE.md)
+  std::string arch;  // target gfx, e.g. "gfx942"; empty when unknown
   std::int64_t turn = 0;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_context, mode, arch, turn)
