@@ -135,6 +135,11 @@ void kind_contract(const loaded_plugin& p, const options& o) {
     for (const auto& example : examples) {
       // plugin_instance checks the request and the response against the kind's schemas.
       auto response = (*instance)->call(method, example);
+      if (!response && response.error().status == R2R_ERR_UNAVAILABLE) {
+        // A dependency (server, tool, device) is absent here; the plugin said so properly.
+        std::cout << "note: " << method << " unavailable here: " << response.error().message << "\n";
+        continue;
+      }
       EXPECT_TRUE(response.has_value()) << method << " " << example.dump() << ": " << response.error().to_string();
     }
   }

@@ -35,6 +35,7 @@ struct error {
   std::string message;    // what was expected, what was found, what to do
   std::string plugin_id;  // empty when not about one plugin
   std::string path;       // file involved, empty when none
+  int status = 0;         // the plugin's r2r_status when the error came from a plugin call, else 0
 
   /// One line: "[abi] r2r.guard.x in /p/libr2r-guard-x.so: message".
   std::string to_string() const;
