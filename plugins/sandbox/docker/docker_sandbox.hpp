@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// r2r.sandbox.docker: sandboxes as containers of a Docker Engine API v1.41 engine (dockerd or
+// Podman's compatible service) reached over a unix socket. Each sandbox is one long-lived
+// container; commands run as execs. Every engine object it makes carries the label `<label>=1`
+// and `<label>.owner=<this instance's token>`; cleanup and destruction touch only those.
+// LIFETIME: the destructor removes this instance's containers, checkpoint and built images, and
+// its state directory (workspace snapshots, private workspaces). After a crash, cleanup{all:true}
+// from a new instance removes what any instance left.
+// THREADING: the host serialises calls on an instance; no internal locking.
+#pragma once
+
+#include "docker_engine.hpp"
+#include "dockerfile.hpp"
+
+#include <r2r/sdk/host.hpp>
+#include <r2r/sdk/kinds/sandbox.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace r2r::sandbox_docker {
+
+class docker_sandbox {
+ public:
+  struct config {
+    std::string socket = "/var/run/docker.sock";
+    std::string api_version = "1.41";
+    std::string label = "org.repo2rocm.sandbox";
+    std::string default_image;
+    std::string sandbox_workspace = "/workspace";
+    std::string state_dir;  // empty: a private directory under the system temp directory
+    sdk::sandbox::limits default_limits{8LL << 30, 2.0, 4096, 2LL << 30};
+    double default_timeout_s = 600;
+    std::int64_t max_output_bytes = 1 << 20;
+    double api_timeout_s = 120;
+    std::string seccomp = "default";
+    std::string network_mode = "bridge";  // used only for plans that need the network
+    std::vector<std::string> keepalive_cmd{"/bin/sh", "-c", "while :; do sleep 3600; done"};
+  };
+
+  docker_sandbox(const config& cfg, const sdk::host& host);
+  ~docker_sandbox();
+  docker_sandbox(const docker_sandbox&) = delete;
+  docker_sandbox& operator=(const docker_sandbox&) = delete;
+
+  sdk::sandbox::info_response info(const sdk::sandbox::info_request&);
+  sdk::sandbox::create_response create(const sdk::sandbox::create_request& request);
+  sdk::sandbox::exec_response exec(const sdk::sandbox::exec_request& request, sdk::call_context& ctx);
+  sdk::sandbox::checkpoint_response checkpoint(const sdk::sandbox::checkpoint_request& request);
+  sdk::sandbox::rollback_response rollback(const sdk::sandbox::rollback_request& request);
+  sdk::sandbox::copy_response copy_in(const sdk::sandbox::copy_request& request);
+  sdk::sandbox::copy_response copy_out(const sdk::sandbox::copy_request& request);
+  sdk::sandbox::removed_response destroy(const sdk::sandbox::destroy_request& request);
+  sdk::sandbox::removed_response cleanup(const sdk::sandbox::cleanup_request& request);
+
+  /// Docker-only methods: {"image"} -> {"exists", "id", "size", "labels"}; build_request ->
+  /// {"image", "tag", "dockerfile"}.
+  nlohmann::json image_inspect(const nlohmann::json& request);
+  nlohmann::json image_build(const build_request& request);
+
+  static sdk::method_table<docker_sandbox> methods();
+
+  /// This instance's owner token (the value of `<label>.owner` on its objects).
+  const std::string& owner() const noexcept { return owner_; }
+
+ private:
+  struct checkpoint_record {
+    std::string image_id;
+    std::filesystem::path snapshot;  // workspace tar
+  };
+  struct sandbox_record {
+    std::string container_id;
+    std::string name;
+    sdk::sandbox::create_request plan;
+    std::string image;
+    std::filesystem::path workspace;
+    bool own_workspace = false;
+    std::map<std::string, checkpoint_record> checkpoints;
+    long long oom_seen = 0;
+  };
+
+  sandbox_record& find(const std::string& id);
+  const std::filesystem::path& state_dir();
+  std::map<std::string, std::string> labels(const std::string& extra_key = {}, const std::string& value = {}) const;
+  /// Creates and starts a container for `record` from `image`; returns its id.
+  std::string start_container(const std::string& sandbox_id, const sandbox_record& record, const std::string& image);
+  long long oom_kill_count(const std::string& container) const;
+  void remove_sandbox(const std::string& id, sandbox_record& record, std::vector<std::string>& removed);
+
+  config cfg_;
+  sdk::host host_;
+  docker_engine engine_;
+  std::string owner_;
+  std::filesystem::path state_dir_;  // created on first use
+  std::map<std::string, sandbox_record> sandboxes_;
+  std::vector<std::string> built_images_;
+  unsigned next_id_ = 1;
+};
+
+void from_json(const nlohmann::json& j, docker_sandbox::config& c);
+
+}  // namespace r2r::sandbox_docker

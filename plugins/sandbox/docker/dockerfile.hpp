@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Generates the Dockerfile of an image build request. Pure function; the text is returned to the
+// caller too, so a run's bundle can carry the exact Dockerfile that was built.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace r2r::sandbox_docker {
+
+struct build_request {
+  std::string from;                           // base image (must exist locally: nothing is pulled)
+  std::map<std::string, std::string> env;     // ENV lines
+  std::map<std::string, std::string> files;   // relative name -> content, copied under files_dest
+  std::string files_dest = "/opt/r2r";
+  std::vector<std::string> run;               // RUN lines, in order, each run by /bin/sh -c
+  std::string workdir;
+  std::string tag;                            // empty: the plugin names it
+};
+void from_json(const nlohmann::json& j, build_request& r);
+
+/// Throws sdk::invalid_argument for an empty base, a file name that is absolute or has `..`, or a
+/// value with a newline where the Dockerfile syntax cannot carry one.
+std::string generate_dockerfile(const build_request& request, const std::map<std::string, std::string>& labels);
+
+}  // namespace r2r::sandbox_docker

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// A real container engine for integration tests: starts dockerd (or `podman system service`)
+// with every byte of state under a fresh temporary directory and a private unix socket, imports a
+// busybox image built from /bin/busybox through the Engine API, and stops the engine by PID.
+// Never touches a system-wide engine. THREADING: one per test process.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <sys/types.h>
+
+namespace r2r::sandbox_docker::testing {
+
+class engine_fixture {
+ public:
+  /// kind: "docker" or "podman". On failure, ok() is false and why() says what is missing.
+  explicit engine_fixture(const std::string& kind);
+  ~engine_fixture();
+  engine_fixture(const engine_fixture&) = delete;
+  engine_fixture& operator=(const engine_fixture&) = delete;
+
+  bool ok() const noexcept { return ok_; }
+  const std::string& why() const noexcept { return why_; }
+  const std::string& socket() const noexcept { return socket_; }
+  const std::filesystem::path& dir() const noexcept { return dir_; }
+  static constexpr const char* image = "local/busybox";
+
+ private:
+  bool start_docker();
+  bool start_podman();
+  bool wait_ready();
+  bool import_busybox();
+
+  std::filesystem::path dir_;
+  std::string socket_;
+  pid_t pid_ = -1;
+  bool ok_ = false;
+  std::string why_;
+};
+
+}  // namespace r2r::sandbox_docker::testing
