@@ -5,6 +5,7 @@
 #include <archive_entry.h>
 
 #include <memory>
+#include <sys/stat.h>
 #include <stdexcept>
 #include <system_error>
 
@@ -35,7 +36,10 @@ writer_ptr open_writer(const fs::path& tar_file) {
 void add_entry(archive* w, archive* disk, const fs::path& path, const std::string& name) {
   entry_ptr entry(archive_entry_new(), &archive_entry_free);
   archive_entry_copy_sourcepath(entry.get(), path.c_str());
-  if (archive_read_disk_entry_from_file(disk, entry.get(), -1, nullptr) != ARCHIVE_OK) {
+  archive_entry_copy_pathname(entry.get(), path.c_str());
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) throw std::runtime_error("cannot stat " + path.string());
+  if (archive_read_disk_entry_from_file(disk, entry.get(), -1, &st) != ARCHIVE_OK) {
     fail(disk, "cannot read " + path.string());
   }
   archive_entry_set_pathname(entry.get(), name.c_str());
@@ -79,7 +83,7 @@ void write_tar(const fs::path& source, const fs::path& tar_file, const std::stri
   if (fs::is_directory(status)) {
     for (auto it = fs::recursive_directory_iterator(source, fs::directory_options::none, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      add_entry(w.get(), disk.get(), it->path(), join(fs::relative(it->path(), source).generic_string()));
+      add_entry(w.get(), disk.get(), it->path(), join(it->path().lexically_relative(source).generic_string()));
     }
     if (ec) throw std::runtime_error("cannot list " + source.string() + ": " + ec.message());
   } else if (arcname.empty()) {
