@@ -57,7 +57,9 @@ nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const sp
       {"GroupAdd", groups},
       {"SecurityOpt", security},
       {"CapDrop", {"NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT"}},
-      {"Ulimits", {{{"Name", "core"}, {"Soft", 0}, {"Hard", 0}}}},
+      {"Ulimits",
+       {{{"Name", "core"}, {"Soft", 0}, {"Hard", 0}},
+        {{"Name", "nofile"}, {"Soft", in.open_files}, {"Hard", in.open_files}}}},
       {"AutoRemove", false},
   };
   return nlohmann::json{{"Image", in.image},

@@ -26,6 +26,7 @@ struct spec_inputs {
   std::vector<std::string> gpu_groups;  // numeric gids of video and render on the host
   std::string network_mode_when_needed = "bridge";
   std::string default_seccomp = "default";
+  std::int64_t open_files = 4096;  // nofile ulimit; must not exceed the engine's own hard limit
 };
 
 /// The environment set inside for a plan (its env plus GPU pinning variables).

@@ -9,6 +9,9 @@
 #include <r2r/sdk/error.hpp>
 
 #include <grp.h>
+#include <sys/resource.h>
+
+#include <algorithm>
 
 #include <random>
 #include <regex>
@@ -39,6 +42,14 @@ std::vector<std::string> gpu_group_ids() {
     if (const group* g = getgrnam(name); g != nullptr) ids.push_back(std::to_string(g->gr_gid));
   }
   return ids;
+}
+
+// The nofile limit of sandboxes: 65536, or less when this process's hard limit is lower (an engine
+// started beside it usually shares that limit, and runc cannot raise it).
+std::int64_t open_files_limit() {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_max == RLIM_INFINITY) return 65536;
+  return static_cast<std::int64_t>(std::min<rlim_t>(r.rlim_max, 65536));
 }
 
 long long parse_counter(const std::string& text, const std::string& key) {
@@ -170,6 +181,7 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
   in.gpu_groups = gpu_group_ids();
   in.network_mode_when_needed = cfg_.network_mode;
   in.default_seccomp = cfg_.seccomp;
+  in.open_files = open_files_limit();
   const auto body = container_spec(record.plan, in);
   const std::string id = engine_.create_container(body, record.name);
   try {

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// The bubblewrap command line of one command. Pure function, unit-tested. What it guarantees:
+// every namespace unshared (network too unless the plan needs it), all capabilities dropped, a new
+// session, death with the parent; the listed system paths bound read-only; a private /tmp, /proc
+// and minimal /dev; the workspace the only writable host path; a GPU passed as /dev/kfd and one
+// render node; the environment cleared and set explicitly.
+#pragma once
+
+#include <r2r/sdk/kinds/sandbox.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace r2r::sandbox_local {
+
+struct bwrap_inputs {
+  std::string bwrap;  // absolute path of the bwrap binary
+  std::vector<std::string> ro_binds;
+  std::string host_workspace;
+  std::string sandbox_workspace = "/workspace";
+  std::string workdir;  // empty: sandbox_workspace
+  std::map<std::string, std::string> env;  // complete environment inside
+};
+
+std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, const bwrap_inputs& in,
+                                    const std::string& command);
+
+}  // namespace r2r::sandbox_local

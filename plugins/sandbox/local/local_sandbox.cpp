@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+#include "local_sandbox.hpp"
+
+#include "bwrap_args.hpp"
+#include "child_process.hpp"
+#include "output_encoding.hpp"
+#include "workspace_snapshot.hpp"
+
+#include <r2r/sdk/error.hpp>
+
+#include <unistd.h>
+
+#include <random>
+#include <regex>
+#include <sstream>
+
+namespace r2r::sandbox_local {
+namespace fs = std::filesystem;
+namespace sb = sdk::sandbox;
+
+namespace {
+
+rlim_t limit(std::int64_t value) {
+  return value > 0 ? static_cast<rlim_t>(value) : RLIM_INFINITY;
+}
+
+std::string random_token() {
+  std::random_device rd;
+  std::ostringstream out;
+  out << std::hex << (rd() & 0xFFFFFF) << (rd() & 0xFFFFFF);
+  return out.str();
+}
+
+std::uintmax_t tree_size(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(p))) return fs::is_regular_file(fs::symlink_status(p)) ? fs::file_size(p) : 0;
+  std::uintmax_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) && !it->is_symlink(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+}  // namespace
+
+void from_json(const nlohmann::json& j, local_sandbox::config& c) {
+  const local_sandbox::config d;
+  c.bwrap = j.value("bwrap", d.bwrap);
+  c.ro_binds = j.value("ro_binds", d.ro_binds);
+  c.sandbox_workspace = j.value("sandbox_workspace", d.sandbox_workspace);
+  c.state_dir = j.value("state_dir", d.state_dir);
+  c.default_timeout_s = j.value("default_timeout_s", d.default_timeout_s);
+  c.max_output_bytes = j.value("max_output_bytes", d.max_output_bytes);
+  c.memory_bytes = j.value("memory_bytes", d.memory_bytes);
+  c.processes = j.value("processes", d.processes);
+  c.cpu_seconds = j.value("cpu_seconds", d.cpu_seconds);
+  c.file_size_bytes = j.value("file_size_bytes", d.file_size_bytes);
+  c.open_files = j.value("open_files", d.open_files);
+}
+
+local_sandbox::local_sandbox(const config& cfg, const sdk::host& host) : cfg_(cfg), host_(host) {}
+
+local_sandbox::~local_sandbox() {
+  std::vector<std::string> removed;
+  for (auto& [id, record] : sandboxes_) remove_sandbox(record, removed);
+  if (!state_dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(state_dir_, ec);
+  }
+}
+
+void local_sandbox::require_bwrap() const {
+  if (access(cfg_.bwrap.c_str(), X_OK) != 0) {
+    throw sdk::unavailable("bubblewrap is not at " + cfg_.bwrap +
+                           " (install the `bubblewrap` package, or set \"bwrap\" in the plugin config)");
+  }
+}
+
+const fs::path& local_sandbox::state_dir() {
+  if (state_dir_.empty()) {
+    const fs::path base = cfg_.state_dir.empty() ? fs::temp_directory_path() : fs::path(cfg_.state_dir);
+    fs::path dir = base / ("r2r-local-" + random_token());
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw sdk::failed("cannot create the state directory " + dir.string() + ": " + ec.message());
+    fs::permissions(dir, fs::perms::owner_all, ec);
+    state_dir_ = std::move(dir);
+  }
+  return state_dir_;
+}
+
+local_sandbox::sandbox_record& local_sandbox::find(const std::string& id) {
+  auto it = sandboxes_.find(id);
+  if (it == sandboxes_.end()) {
+    throw sdk::invalid_argument("no sandbox '" + id + "' in this instance; call create first");
+  }
+  return it->second;
+}
+
+sb::info_response local_sandbox::info(const sb::info_request&) {
+  require_bwrap();
+  const auto r = run_process({cfg_.bwrap, "--version"}, {"PATH=/usr/bin:/bin"}, {}, std::chrono::seconds(10), 4096, {});
+  if (r.exit_code != 0) throw sdk::unavailable(cfg_.bwrap + " --version failed: " + r.err.render());
+  sb::info_response out;
+  out.engine = "bwrap";
+  out.version = r.out.render();
+  while (!out.version.empty() && out.version.back() == '\n') out.version.pop_back();
+  out.endpoint = cfg_.bwrap;
+  out.features = {"checkpoint", "rollback", "copy", "gpu-passthrough", "network-none", "rlimits"};
+  return out;
+}
+
+sb::create_response local_sandbox::create(const sb::create_request& request) {
+  require_bwrap();
+  const std::string id = "sbx" + std::to_string(next_id_++);
+  sandbox_record record;
+  record.plan = request;
+  if (request.workspace.empty()) {
+    record.workspace = state_dir() / ("workspace-" + id);
+    fs::create_directories(record.workspace);
+    record.own_workspace = true;
+  } else {
+    std::error_code ec;
+    record.workspace = fs::canonical(request.workspace, ec);
+    if (ec || !fs::is_directory(record.workspace)) {
+      throw sdk::invalid_argument("workspace '" + request.workspace + "' is not an existing directory");
+    }
+  }
+  if (request.gpu) {
+    const auto& g = *request.gpu;
+    for (const std::string& dev :
+         {g.host_kfd, g.host_render.empty() ? "/dev/dri/renderD" + std::to_string(g.render_minor) : g.host_render}) {
+      if (!fs::exists(dev)) throw sdk::unavailable("GPU device " + dev + " is not on this host");
+    }
+  }
+  if (!request.image.empty()) R2R_LOG(host_, debug, "local sandbox ignores image " << request.image);
+  sb::create_response out;
+  out.sandbox_id = id;
+  out.engine = "bwrap";
+  out.workspace = record.workspace.string();
+  out.sandbox_workspace = cfg_.sandbox_workspace;
+  out.env = request.env;
+  if (request.gpu) {
+    const auto visible = request.gpu->visible_devices.empty() ? std::string("0") : request.gpu->visible_devices;
+    out.env["HIP_VISIBLE_DEVICES"] = visible;
+    out.env["ROCR_VISIBLE_DEVICES"] = visible;
+  }
+  sandboxes_.emplace(id, std::move(record));
+  return out;
+}
+
+sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call_context& ctx) {
+  require_bwrap();
+  if (request.command.empty()) throw sdk::invalid_argument("exec: \"command\" is empty");
+  auto& record = find(request.sandbox_id);
+  bwrap_inputs in;
+  in.bwrap = cfg_.bwrap;
+  in.ro_binds = cfg_.ro_binds;
+  in.host_workspace = record.workspace.string();
+  in.sandbox_workspace = cfg_.sandbox_workspace;
+  in.workdir = request.workdir;
+  in.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, {"HOME", cfg_.sandbox_workspace},
+            {"TMPDIR", "/tmp"}};
+  for (const auto& [k, v] : record.plan.env) in.env[k] = v;
+  if (record.plan.gpu) {
+    const auto visible = record.plan.gpu->visible_devices.empty() ? std::string("0") : record.plan.gpu->visible_devices;
+    in.env["HIP_VISIBLE_DEVICES"] = visible;
+    in.env["ROCR_VISIBLE_DEVICES"] = visible;
+  }
+  for (const auto& [k, v] : request.env) in.env[k] = v;
+
+  process_limits limits;
+  const auto& p = record.plan.limits;
+  limits.address_space_bytes = limit(p.memory_bytes > 0 ? p.memory_bytes : cfg_.memory_bytes);
+  limits.processes = limit(p.pids > 0 ? p.pids : cfg_.processes);
+  limits.cpu_seconds = limit(cfg_.cpu_seconds);
+  limits.file_size_bytes = limit(cfg_.file_size_bytes);
+  limits.open_files = limit(cfg_.open_files);
+  const double timeout_s = request.timeout_s > 0 ? request.timeout_s : cfg_.default_timeout_s;
+  const auto cap = static_cast<std::size_t>(request.max_output_bytes > 0 ? request.max_output_bytes
+                                                                         : cfg_.max_output_bytes);
+  auto r = run_process(bwrap_args(record.plan, in, request.command), {"PATH=/usr/bin:/bin"}, limits,
+                       std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)), cap,
+                       [&ctx] { return ctx.cancelled(); });
+  if (r.cancelled) throw sdk::cancelled("exec cancelled by the host; the command was killed");
+  sb::exec_response out;
+  out.exit_code = r.timed_out ? 137 : r.exit_code;
+  out.timed_out = r.timed_out;
+  auto o = sandbox_common::encode_output(r.out.render());
+  auto e = sandbox_common::encode_output(r.err.render());
+  out.stdout_text = std::move(o.text);
+  out.stdout_encoding = o.encoding;
+  out.stderr_text = std::move(e.text);
+  out.stderr_encoding = e.encoding;
+  out.stdout_bytes = static_cast<std::int64_t>(r.out.total_bytes());
+  out.stderr_bytes = static_cast<std::int64_t>(r.err.total_bytes());
+  out.truncated = r.out.truncated() || r.err.truncated();
+  out.duration_ms = r.duration.count();
+  return out;
+}
+
+sb::checkpoint_response local_sandbox::checkpoint(const sb::checkpoint_request& request) {
+  require_bwrap();
+  static const std::regex name_re("[a-z0-9][a-z0-9_.-]{0,63}");
+  if (!std::regex_match(request.name, name_re)) {
+    throw sdk::invalid_argument("checkpoint name must match [a-z0-9][a-z0-9_.-]{0,63}; found \"" + request.name + "\"");
+  }
+  auto& record = find(request.sandbox_id);
+  if (record.checkpoints.count(request.name) != 0) {
+    throw sdk::invalid_argument("sandbox " + request.sandbox_id + " already has a checkpoint \"" + request.name + "\"");
+  }
+  const fs::path tar = state_dir() / (request.sandbox_id + "-" + request.name + ".tar");
+  try {
+    sandbox_common::take_snapshot(record.workspace, tar);
+  } catch (const std::runtime_error& e) {
+    throw sdk::failed(std::string("checkpoint: ") + e.what());
+  }
+  record.checkpoints.emplace(request.name, tar);
+  return {request.name, ""};
+}
+
+sb::rollback_response local_sandbox::rollback(const sb::rollback_request& request) {
+  require_bwrap();
+  auto& record = find(request.sandbox_id);
+  auto it = record.checkpoints.find(request.checkpoint);
+  if (it == record.checkpoints.end()) {
+    throw sdk::invalid_argument("sandbox " + request.sandbox_id + " has no checkpoint \"" + request.checkpoint + "\"");
+  }
+  try {
+    sandbox_common::restore_snapshot(it->second, record.workspace);
+  } catch (const std::runtime_error& e) {
+    throw sdk::failed(std::string("rollback: ") + e.what());
+  }
+  return {request.sandbox_id, request.checkpoint};
+}
+
+fs::path local_sandbox::host_path_of(const sandbox_record& record, const std::string& sandbox_path) const {
+  const fs::path inside = fs::path(sandbox_path).lexically_normal();
+  const fs::path rel = inside.lexically_relative(cfg_.sandbox_workspace);
+  if (!inside.is_absolute() || rel.empty() || *rel.begin() == "..") {
+    throw sdk::invalid_argument("sandbox_path '" + sandbox_path + "' is outside the workspace " +
+                                cfg_.sandbox_workspace + " (the only persistent path of a local sandbox)");
+  }
+  return rel == "." ? record.workspace : record.workspace / rel;
+}
+
+sb::copy_response local_sandbox::copy_in(const sb::copy_request& request) {
+  require_bwrap();
+  auto& record = find(request.sandbox_id);
+  const fs::path source(request.host_path);
+  if (!fs::exists(fs::symlink_status(source))) {
+    throw sdk::invalid_argument("copy_in: host_path '" + request.host_path + "' does not exist");
+  }
+  const fs::path dest_dir = host_path_of(record, request.sandbox_path);
+  if (!fs::is_directory(dest_dir)) throw sdk::invalid_argument("copy_in: '" + request.sandbox_path + "' is not a directory");
+  std::error_code ec;
+  fs::copy(source, dest_dir / source.filename(),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);
+  if (ec) throw sdk::failed("copy_in: " + ec.message());
+  return {static_cast<std::int64_t>(tree_size(source))};
+}
+
+sb::copy_response local_sandbox::copy_out(const sb::copy_request& request) {
+  require_bwrap();
+  auto& record = find(request.sandbox_id);
+  if (!fs::is_directory(request.host_path)) {
+    throw sdk::invalid_argument("copy_out: host_path '" + request.host_path + "' is not an existing directory");
+  }
+  const fs::path source = host_path_of(record, request.sandbox_path);
+  if (!fs::exists(fs::symlink_status(source))) {
+    throw sdk::invalid_argument("copy_out: '" + request.sandbox_path + "' does not exist in the sandbox");
+  }
+  std::error_code ec;
+  fs::copy(source, fs::path(request.host_path) / source.filename(),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);
+  if (ec) throw sdk::failed("copy_out: " + ec.message());
+  return {static_cast<std::int64_t>(tree_size(source))};
+}
+
+void local_sandbox::remove_sandbox(sandbox_record& record, std::vector<std::string>& removed) {
+  std::error_code ec;
+  for (const auto& [name, tar] : record.checkpoints) {
+    fs::remove(tar, ec);
+    removed.push_back("snapshot " + tar.string());
+  }
+  record.checkpoints.clear();
+  if (record.own_workspace) {
+    fs::remove_all(record.workspace, ec);
+    removed.push_back("directory " + record.workspace.string());
+    record.own_workspace = false;
+  }
+}
+
+sb::removed_response local_sandbox::destroy(const sb::destroy_request& request) {
+  auto& record = find(request.sandbox_id);
+  sb::removed_response out;
+  remove_sandbox(record, out.removed);
+  sandboxes_.erase(request.sandbox_id);
+  return out;
+}
+
+sb::removed_response local_sandbox::cleanup(const sb::cleanup_request& request) {
+  require_bwrap();
+  sb::removed_response out;
+  for (auto& [id, record] : sandboxes_) remove_sandbox(record, out.removed);
+  sandboxes_.clear();
+  if (request.all) {  // state directories of instances that died without cleaning up
+    const fs::path base = cfg_.state_dir.empty() ? fs::temp_directory_path() : fs::path(cfg_.state_dir);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(base, ec)) {
+      if (entry.is_directory() && entry.path().filename().string().rfind("r2r-local-", 0) == 0 &&
+          entry.path() != state_dir_) {
+        fs::remove_all(entry.path(), ec);
+        out.removed.push_back("directory " + entry.path().string());
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace r2r::sandbox_local
