@@ -10,6 +10,7 @@
 
 #include <grp.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -140,6 +141,14 @@ std::map<std::string, std::string> docker_sandbox::labels(const std::string& ext
   return l;
 }
 
+void docker_sandbox::require_engine() const {
+  struct stat st {};
+  if (::stat(cfg_.socket.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
+    throw sdk::unavailable("no container engine socket at " + cfg_.socket +
+                           " (start dockerd or `podman system service`, or set \"socket\" in the plugin config)");
+  }
+}
+
 docker_sandbox::sandbox_record& docker_sandbox::find(const std::string& id) {
   auto it = sandboxes_.find(id);
   if (it == sandboxes_.end()) {
@@ -197,6 +206,7 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
 }
 
 sb::create_response docker_sandbox::create(const sb::create_request& request) {
+  require_engine();
   const std::string image = request.image.empty() ? cfg_.default_image : request.image;
   if (image.empty()) throw sdk::invalid_argument("create: no \"image\" in the request and no default_image in config");
   engine_.ping();
@@ -257,6 +267,7 @@ long long docker_sandbox::oom_kill_count(const std::string& container) const {
 }
 
 sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::call_context& ctx) {
+  require_engine();
   if (request.command.empty()) throw sdk::invalid_argument("exec: \"command\" is empty");
   auto& record = find(request.sandbox_id);
   exec_spec spec;
@@ -295,6 +306,7 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
 }
 
 sb::checkpoint_response docker_sandbox::checkpoint(const sb::checkpoint_request& request) {
+  require_engine();
   static const std::regex name_re("[a-z0-9][a-z0-9_.-]{0,63}");
   if (!std::regex_match(request.name, name_re)) {
     throw sdk::invalid_argument("checkpoint name must match [a-z0-9][a-z0-9_.-]{0,63}; found \"" + request.name + "\"");
@@ -318,6 +330,7 @@ sb::checkpoint_response docker_sandbox::checkpoint(const sb::checkpoint_request&
 }
 
 sb::rollback_response docker_sandbox::rollback(const sb::rollback_request& request) {
+  require_engine();
   auto& record = find(request.sandbox_id);
   auto it = record.checkpoints.find(request.checkpoint);
   if (it == record.checkpoints.end()) {
@@ -332,6 +345,7 @@ sb::rollback_response docker_sandbox::rollback(const sb::rollback_request& reque
 }
 
 sb::copy_response docker_sandbox::copy_in(const sb::copy_request& request) {
+  require_engine();
   auto& record = find(request.sandbox_id);
   if (request.sandbox_path.empty()) throw sdk::invalid_argument("copy_in: \"sandbox_path\" is required");
   const fs::path source(request.host_path);
@@ -356,6 +370,7 @@ sb::copy_response docker_sandbox::copy_in(const sb::copy_request& request) {
 }
 
 sb::copy_response docker_sandbox::copy_out(const sb::copy_request& request) {
+  require_engine();
   auto& record = find(request.sandbox_id);
   if (!fs::is_directory(request.host_path)) {
     throw sdk::invalid_argument("copy_out: host_path '" + request.host_path + "' is not an existing directory");
@@ -397,6 +412,7 @@ void docker_sandbox::remove_sandbox(const std::string& id, sandbox_record& recor
 }
 
 sb::removed_response docker_sandbox::destroy(const sb::destroy_request& request) {
+  require_engine();
   auto& record = find(request.sandbox_id);
   sb::removed_response out;
   remove_sandbox(request.sandbox_id, record, out.removed);
@@ -405,6 +421,7 @@ sb::removed_response docker_sandbox::destroy(const sb::destroy_request& request)
 }
 
 sb::removed_response docker_sandbox::cleanup(const sb::cleanup_request& request) {
+  require_engine();
   sb::removed_response out;
   for (auto& [id, record] : sandboxes_) remove_sandbox(id, record, out.removed);
   sandboxes_.clear();
@@ -428,6 +445,7 @@ sb::removed_response docker_sandbox::cleanup(const sb::cleanup_request& request)
 }
 
 nlohmann::json docker_sandbox::image_inspect(const nlohmann::json& request) {
+  require_engine();
   const std::string name = request.value("image", std::string());
   if (name.empty()) throw sdk::invalid_argument("image_inspect: \"image\" is required");
   const auto image = engine_.inspect_image(name);
@@ -444,6 +462,7 @@ nlohmann::json docker_sandbox::image_inspect(const nlohmann::json& request) {
 }
 
 nlohmann::json docker_sandbox::image_build(const build_request& request) {
+  require_engine();
   const auto l = labels("built", "1");
   const std::string dockerfile = generate_dockerfile(request, l);
   std::map<std::string, std::string> context{{"Dockerfile", dockerfile}};

@@ -83,6 +83,9 @@ class docker_sandbox {
     long long oom_seen = 0;
   };
 
+  /// Throws sdk::unavailable when the engine socket is absent, before any other check, so a host
+  /// without the engine gets the same answer from every method.
+  void require_engine() const;
   sandbox_record& find(const std::string& id);
   const std::filesystem::path& state_dir();
   std::map<std::string, std::string> labels(const std::string& extra_key = {}, const std::string& value = {}) const;

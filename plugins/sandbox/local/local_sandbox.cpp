@@ -293,6 +293,7 @@ void local_sandbox::remove_sandbox(sandbox_record& record, std::vector<std::stri
 }
 
 sb::removed_response local_sandbox::destroy(const sb::destroy_request& request) {
+  require_bwrap();
   auto& record = find(request.sandbox_id);
   sb::removed_response out;
   remove_sandbox(record, out.removed);
