@@ -38,5 +38,6 @@ int run_plugins_list(const cli_context& ctx);
 int run_plugins_describe(const cli_context& ctx);
 int run_plugins_call(const cli_context& ctx);
 int run_validate(const cli_context& ctx);
+int run_sandbox_doctor(const cli_context& ctx);
 
 }  // namespace r2r::cli

@@ -50,6 +50,13 @@ const std::vector<command>& commands() {
        "(JSON text, @FILE or - for standard input). Prints the JSON response. For plugin authors.",
        {"config", "request", "pipeline"},
        &r2r::cli::run_plugins_call},
+      {"sandbox doctor",
+       "repo2rocm sandbox doctor [--json]",
+       "Say which sandbox engines answer here (dockerd, Podman, bubblewrap) and their versions, which AMD\n"
+       "GPUs were found, and what a run on this host can and cannot verify. Exit 0 when at least one\n"
+       "engine answers, 1 when none does.",
+       {},
+       &r2r::cli::run_sandbox_doctor},
       {"validate",
        "repo2rocm validate PIPELINE.json [--json]",
        "Validate a pipeline file: the whole file against the pipeline schema, then each plugin's config\n"

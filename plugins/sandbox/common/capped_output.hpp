@@ -29,7 +29,7 @@ class capped_output {
   std::size_t head_cap_;
   std::size_t tail_cap_;
   std::string head_;
-  std::string tail_;       // ring buffer of tail_cap_ bytes once full
+  std::string tail_;          // ring buffer of tail_cap_ bytes once full
   std::size_t tail_pos_ = 0;  // next write position in the ring
   std::uint64_t total_ = 0;
 };

@@ -4,8 +4,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include <memory>
 #include <sys/stat.h>
+#include <memory>
 #include <stdexcept>
 #include <system_error>
 
@@ -60,8 +60,9 @@ void check_member_name(const std::string& name, const fs::path& tar_file) {
   const fs::path p(name);
   bool escapes = p.is_absolute() || name.empty();
   for (const auto& part : p) escapes = escapes || part == "..";
-  if (escapes) throw std::runtime_error("refusing archive member '" + name + "' of " + tar_file.string() +
-                                        ": absolute or with '..'");
+  if (escapes)
+    throw std::runtime_error("refusing archive member '" + name + "' of " + tar_file.string() +
+                             ": absolute or with '..'");
 }
 
 void finish(archive* w, const fs::path& tar_file) {
@@ -117,8 +118,7 @@ std::size_t extract_tar(const fs::path& tar_file, const fs::path& destination) {
   }
   writer_ptr disk(archive_write_disk_new(), &archive_write_free);
   archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
-                                                 ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-                                                 ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+                                                 ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   // Entry names are checked here (relative, no `..`) and joined to the canonical destination, so
   // the absolute result is ours; libarchive still refuses to write through any symlink on the way.
   const fs::path root = fs::canonical(destination);

@@ -12,8 +12,7 @@ namespace r2r::sandbox_common {
 /// Writes a tar of `source` (a file or a directory, recursively, symlinks kept as links) to
 /// `tar_file`. Entries are named `arcname` and `arcname/...`; an empty arcname puts a directory's
 /// contents at the archive root. Throws std::runtime_error with the path and libarchive's reason.
-void write_tar(const std::filesystem::path& source, const std::filesystem::path& tar_file,
-               const std::string& arcname);
+void write_tar(const std::filesystem::path& source, const std::filesystem::path& tar_file, const std::string& arcname);
 
 /// Writes a tar holding regular files named by the keys with the given contents (build contexts).
 void write_tar_of_files(const std::map<std::string, std::string>& files, const std::filesystem::path& tar_file);

@@ -59,7 +59,8 @@ nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const sp
       {"CapDrop", {"NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT"}},
       {"Ulimits",
        {{{"Name", "core"}, {"Soft", 0}, {"Hard", 0}},
-        {{"Name", "nofile"}, {"Soft", in.open_files}, {"Hard", in.open_files}}}},
+        {{"Name", "nofile"}, {"Soft", in.open_files}, {"Hard", in.open_files}},
+        {{"Name", "nproc"}, {"Soft", in.processes}, {"Hard", in.processes}}}},
       {"AutoRemove", false},
   };
   return nlohmann::json{{"Image", in.image},

@@ -27,6 +27,7 @@ struct spec_inputs {
   std::string network_mode_when_needed = "bridge";
   std::string default_seccomp = "default";
   std::int64_t open_files = 4096;  // nofile ulimit; must not exceed the engine's own hard limit
+  std::int64_t processes = 32768;  // nproc ulimit; same constraint (Podman sets its own otherwise)
 };
 
 /// The environment set inside for a plan (its env plus GPU pinning variables).

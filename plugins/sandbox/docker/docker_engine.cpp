@@ -92,8 +92,8 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
       if (j.contains("aux") && j["aux"].is_object() && j["aux"].contains("ID")) image_id = j["aux"]["ID"];
     }
   };
-  const std::string query = "/build?t=" + url_encode(tag) + "&rm=1&forcerm=1&networkmode=none&labels=" +
-                            url_encode(nlohmann::json(labels).dump());
+  const std::string query = "/build?t=" + url_encode(tag) +
+                            "&rm=1&forcerm=1&networkmode=none&labels=" + url_encode(nlohmann::json(labels).dump());
   const auto r = http_.stream("POST", query, o);
   if (r.status != 200) http_failure("build " + tag, {r.status, r.error_body});
   if (!error.empty()) throw sdk::failed("build " + tag + " failed: " + error + "\nbuild log:\n" + log);
@@ -111,10 +111,10 @@ std::string docker_engine::commit(const std::string& container, const std::strin
   std::string changes;
   for (const auto& [k, v] : labels) changes += "&changes=" + url_encode("LABEL " + k + "=" + v);
   const nlohmann::json body{{"Labels", labels}};
-  const auto r = http_.request(
-      "POST", "/commit?container=" + url_encode(container) + "&repo=" + url_encode(repo) + "&tag=" + url_encode(tag) +
-                  "&pause=true" + changes,
-      body.dump());
+  const auto r = http_.request("POST",
+                               "/commit?container=" + url_encode(container) + "&repo=" + url_encode(repo) +
+                                   "&tag=" + url_encode(tag) + "&pause=true" + changes,
+                               body.dump());
   if (r.status != 201 && r.status != 200) http_failure("commit " + container, r);
   return parse_json("commit", r.body).at("Id").get<std::string>();
 }

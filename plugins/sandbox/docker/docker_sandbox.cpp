@@ -45,12 +45,12 @@ std::vector<std::string> gpu_group_ids() {
   return ids;
 }
 
-// The nofile limit of sandboxes: 65536, or less when this process's hard limit is lower (an engine
+// A ulimit for sandboxes: `cap`, or less when this process's hard limit is lower (an engine
 // started beside it usually shares that limit, and runc cannot raise it).
-std::int64_t open_files_limit() {
+std::int64_t hard_limit_capped(int resource, rlim_t cap) {
   rlimit r{};
-  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_max == RLIM_INFINITY) return 65536;
-  return static_cast<std::int64_t>(std::min<rlim_t>(r.rlim_max, 65536));
+  if (getrlimit(resource, &r) != 0 || r.rlim_max == RLIM_INFINITY) return static_cast<std::int64_t>(cap);
+  return static_cast<std::int64_t>(std::min<rlim_t>(r.rlim_max, cap));
 }
 
 long long parse_counter(const std::string& text, const std::string& key) {
@@ -190,7 +190,8 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
   in.gpu_groups = gpu_group_ids();
   in.network_mode_when_needed = cfg_.network_mode;
   in.default_seccomp = cfg_.seccomp;
-  in.open_files = open_files_limit();
+  in.open_files = hard_limit_capped(RLIMIT_NOFILE, 65536);
+  in.processes = hard_limit_capped(RLIMIT_NPROC, 32768);
   const auto body = container_spec(record.plan, in);
   const std::string id = engine_.create_container(body, record.name);
   try {
@@ -231,9 +232,10 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
     }
   }
   if (request.gpu) {
-    for (const std::string& dev : {request.gpu->host_kfd, request.gpu->host_render.empty()
-                                                              ? "/dev/dri/renderD" + std::to_string(request.gpu->render_minor)
-                                                              : request.gpu->host_render}) {
+    for (const std::string& dev :
+         {request.gpu->host_kfd, request.gpu->host_render.empty()
+                                     ? "/dev/dri/renderD" + std::to_string(request.gpu->render_minor)
+                                     : request.gpu->host_render}) {
       if (!fs::exists(dev)) throw sdk::unavailable("GPU device " + dev + " is not on this host");
     }
   }
@@ -319,8 +321,9 @@ sb::checkpoint_response docker_sandbox::checkpoint(const sb::checkpoint_request&
   cp.snapshot = state_dir() / (request.sandbox_id + "-" + request.name + ".tar");
   sandbox_common::take_snapshot(record.workspace, cp.snapshot);
   try {
-    cp.image_id = engine_.commit(record.container_id, "r2r-checkpoint-" + owner_, request.sandbox_id + "-" + request.name,
-                                 labels("checkpoint", request.sandbox_id + "-" + request.name));
+    cp.image_id =
+        engine_.commit(record.container_id, "r2r-checkpoint-" + owner_, request.sandbox_id + "-" + request.name,
+                       labels("checkpoint", request.sandbox_id + "-" + request.name));
   } catch (...) {
     fs::remove(cp.snapshot);
     throw;
@@ -355,8 +358,8 @@ sb::copy_response docker_sandbox::copy_in(const sb::copy_request& request) {
   const fs::path tar = state_dir() / ("copy-in-" + std::to_string(next_id_++) + ".tar");
   sb::copy_response out;
   try {
-    const std::string name = source.filename().empty() ? source.parent_path().filename().string()
-                                                       : source.filename().string();
+    const std::string name =
+        source.filename().empty() ? source.parent_path().filename().string() : source.filename().string();
     sandbox_common::write_tar(source, tar, name);
     out.bytes = static_cast<std::int64_t>(fs::file_size(tar));
     engine_.put_archive(record.container_id, request.sandbox_path, tar);

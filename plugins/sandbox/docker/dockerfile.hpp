@@ -12,13 +12,13 @@
 namespace r2r::sandbox_docker {
 
 struct build_request {
-  std::string from;                           // base image (must exist locally: nothing is pulled)
-  std::map<std::string, std::string> env;     // ENV lines
-  std::map<std::string, std::string> files;   // relative name -> content, copied under files_dest
+  std::string from;                          // base image (must exist locally: nothing is pulled)
+  std::map<std::string, std::string> env;    // ENV lines
+  std::map<std::string, std::string> files;  // relative name -> content, copied under files_dest
   std::string files_dest = "/opt/r2r";
-  std::vector<std::string> run;               // RUN lines, in order, each run by /bin/sh -c
+  std::vector<std::string> run;  // RUN lines, in order, each run by /bin/sh -c
   std::string workdir;
-  std::string tag;                            // empty: the plugin names it
+  std::string tag;  // empty: the plugin names it
 };
 void from_json(const nlohmann::json& j, build_request& r);
 

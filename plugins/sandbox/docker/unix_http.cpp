@@ -5,11 +5,11 @@
 
 #include <curl/curl.h>
 
+#include <sys/stat.h>
 #include <cctype>
 #include <cstdio>
 #include <memory>
 #include <mutex>
-#include <sys/stat.h>
 
 namespace r2r::sandbox_docker {
 namespace {

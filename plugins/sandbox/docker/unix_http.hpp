@@ -28,8 +28,8 @@ class unix_http {
                    const std::string& content_type = "application/json") const;
 
   struct stream_options {
-    std::string body;                           // request body (ignored when upload_file is set)
-    std::filesystem::path upload_file;          // request body streamed from this file
+    std::string body;                   // request body (ignored when upload_file is set)
+    std::filesystem::path upload_file;  // request body streamed from this file
     std::string content_type = "application/json";
     std::function<void(std::string_view)> sink;  // receives the response body as it arrives
     std::function<bool()> should_stop;           // polled while waiting; true aborts the transfer
@@ -37,7 +37,7 @@ class unix_http {
   };
   struct stream_result {
     long status = 0;
-    bool stopped = false;  // should_stop returned true and the transfer was aborted
+    bool stopped = false;    // should_stop returned true and the transfer was aborted
     std::string error_body;  // the body when status >= 400 (the sink is not called then)
   };
   /// A request whose response body is streamed to options.sink (bounded memory).

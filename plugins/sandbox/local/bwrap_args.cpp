@@ -16,8 +16,8 @@ std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, co
   if (plan.gpu) {
     const auto& g = *plan.gpu;
     const std::string inside = "/dev/dri/renderD" + std::to_string(g.render_minor);
-    a.insert(a.end(), {"--dev-bind", g.host_kfd, "/dev/kfd", "--dev-bind", g.host_render.empty() ? inside : g.host_render,
-                       inside});
+    a.insert(a.end(), {"--dev-bind", g.host_kfd, "/dev/kfd", "--dev-bind",
+                       g.host_render.empty() ? inside : g.host_render, inside});
   }
   a.insert(a.end(), {"--chdir", in.workdir.empty() ? in.sandbox_workspace : in.workdir, "--clearenv"});
   for (const auto& [k, v] : in.env) a.insert(a.end(), {"--setenv", k, v});

@@ -19,7 +19,7 @@ struct bwrap_inputs {
   std::vector<std::string> ro_binds;
   std::string host_workspace;
   std::string sandbox_workspace = "/workspace";
-  std::string workdir;  // empty: sandbox_workspace
+  std::string workdir;                     // empty: sandbox_workspace
   std::map<std::string, std::string> env;  // complete environment inside
 };
 

@@ -7,10 +7,10 @@
 
 #include "capped_output.hpp"
 
+#include <sys/resource.h>
 #include <chrono>
 #include <functional>
 #include <string>
-#include <sys/resource.h>
 #include <vector>
 
 namespace r2r::sandbox_local {

@@ -33,7 +33,8 @@ std::string random_token() {
 
 std::uintmax_t tree_size(const fs::path& p) {
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(p))) return fs::is_regular_file(fs::symlink_status(p)) ? fs::file_size(p) : 0;
+  if (!fs::is_directory(fs::symlink_status(p)))
+    return fs::is_regular_file(fs::symlink_status(p)) ? fs::file_size(p) : 0;
   std::uintmax_t total = 0;
   for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
@@ -160,8 +161,8 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
   in.host_workspace = record.workspace.string();
   in.sandbox_workspace = cfg_.sandbox_workspace;
   in.workdir = request.workdir;
-  in.env = {{"PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, {"HOME", cfg_.sandbox_workspace},
-            {"TMPDIR", "/tmp"}};
+  in.env = {
+      {"PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, {"HOME", cfg_.sandbox_workspace}, {"TMPDIR", "/tmp"}};
   for (const auto& [k, v] : record.plan.env) in.env[k] = v;
   if (record.plan.gpu) {
     const auto visible = record.plan.gpu->visible_devices.empty() ? std::string("0") : record.plan.gpu->visible_devices;
@@ -178,8 +179,8 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
   limits.file_size_bytes = limit(cfg_.file_size_bytes);
   limits.open_files = limit(cfg_.open_files);
   const double timeout_s = request.timeout_s > 0 ? request.timeout_s : cfg_.default_timeout_s;
-  const auto cap = static_cast<std::size_t>(request.max_output_bytes > 0 ? request.max_output_bytes
-                                                                         : cfg_.max_output_bytes);
+  const auto cap =
+      static_cast<std::size_t>(request.max_output_bytes > 0 ? request.max_output_bytes : cfg_.max_output_bytes);
   auto r = run_process(bwrap_args(record.plan, in, request.command), {"PATH=/usr/bin:/bin"}, limits,
                        std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)), cap,
                        [&ctx] { return ctx.cancelled(); });
@@ -253,7 +254,8 @@ sb::copy_response local_sandbox::copy_in(const sb::copy_request& request) {
     throw sdk::invalid_argument("copy_in: host_path '" + request.host_path + "' does not exist");
   }
   const fs::path dest_dir = host_path_of(record, request.sandbox_path);
-  if (!fs::is_directory(dest_dir)) throw sdk::invalid_argument("copy_in: '" + request.sandbox_path + "' is not a directory");
+  if (!fs::is_directory(dest_dir))
+    throw sdk::invalid_argument("copy_in: '" + request.sandbox_path + "' is not a directory");
   std::error_code ec;
   fs::copy(source, dest_dir / source.filename(),
            fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);

@@ -21,9 +21,17 @@ class local_sandbox {
  public:
   struct config {
     std::string bwrap = "/usr/bin/bwrap";
-    std::vector<std::string> ro_binds{"/usr",          "/bin",        "/sbin",          "/lib",
-                                      "/lib64",        "/lib32",      "/etc/alternatives", "/etc/ld.so.cache",
-                                      "/etc/passwd",   "/etc/group",  "/etc/nsswitch.conf"};
+    std::vector<std::string> ro_binds{"/usr",
+                                      "/bin",
+                                      "/sbin",
+                                      "/lib",
+                                      "/lib64",
+                                      "/lib32",
+                                      "/etc/alternatives",
+                                      "/etc/ld.so.cache",
+                                      "/etc/passwd",
+                                      "/etc/group",
+                                      "/etc/nsswitch.conf"};
     std::string sandbox_workspace = "/workspace";
     std::string state_dir;  // empty: a private directory under the system temp directory
     double default_timeout_s = 600;

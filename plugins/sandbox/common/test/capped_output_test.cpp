@@ -29,8 +29,7 @@ TEST(CappedOutput, KeepsHeadAndTailAroundAVisibleMarker) {
   const auto text = c.render();
   EXPECT_EQ(text.substr(0, 30), all.substr(0, 30));
   EXPECT_EQ(text.substr(text.size() - 10), all.substr(all.size() - 10));
-  EXPECT_NE(text.find("[r2r: " + std::to_string(all.size() - 40) + " bytes of output truncated]"),
-            std::string::npos);
+  EXPECT_NE(text.find("[r2r: " + std::to_string(all.size() - 40) + " bytes of output truncated]"), std::string::npos);
 }
 
 TEST(CappedOutput, LargeAppendsKeepOnlyTheLastTailBytes) {

@@ -11,9 +11,9 @@ TEST(OutputEncoding, Utf8PassesAndBinaryIsBase64) {
   EXPECT_TRUE(is_valid_utf8("plain ascii"));
   EXPECT_TRUE(is_valid_utf8("gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x98\x80"));
   EXPECT_FALSE(is_valid_utf8("\xff"));
-  EXPECT_FALSE(is_valid_utf8("\xc3"));            // cut short
-  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));        // overlong
-  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));    // surrogate
+  EXPECT_FALSE(is_valid_utf8("\xc3"));          // cut short
+  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));      // overlong
+  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));  // surrogate
   EXPECT_EQ(encode_output("ok\n").encoding, "utf-8");
   const std::string raw("\x00\xff\x10zz", 5);
   const auto e = encode_output(raw);

@@ -2,8 +2,8 @@
 // Integration tests of r2r.sandbox.docker against real engines started by engine_fixture: dockerd
 // always, Podman's Docker-compatible service too when podman is installed. A test skips, saying
 // why, only when its engine cannot start here.
-#include "docker_engine.hpp"
 #include "docker_sandbox.hpp"
+#include "docker_engine.hpp"
 #include "engine_fixture.hpp"
 #include "output_encoding.hpp"
 
@@ -59,8 +59,7 @@ class DockerSandbox : public ::testing::TestWithParam<std::string> {
     if (plan.workspace.empty()) plan.workspace = workspace.string();
     return sandbox->create(plan).sandbox_id;
   }
-  sb::exec_response run(const std::string& id, const std::string& command, double timeout_s = 0,
-                        std::int64_t cap = 0) {
+  sb::exec_response run(const std::string& id, const std::string& command, double timeout_s = 0, std::int64_t cap = 0) {
     sb::exec_request r;
     r.sandbox_id = id;
     r.command = command;
@@ -131,7 +130,8 @@ TEST_P(DockerSandbox, FiftyMegabytesAreTruncatedWithoutMemoryBlowUp) {
   const auto id = make();
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
-  const auto r = run(id, "yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | head -c 52428800; echo tail-end", 120, 65536);
+  const auto r =
+      run(id, "yes aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | head -c 52428800; echo tail-end", 120, 65536);
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
   EXPECT_EQ(r.exit_code, 0);
@@ -140,8 +140,8 @@ TEST_P(DockerSandbox, FiftyMegabytesAreTruncatedWithoutMemoryBlowUp) {
   EXPECT_LT(r.stdout_text.size(), 65536u + 100u);
   EXPECT_THAT(r.stdout_text, HasSubstr("bytes of output truncated]"));
   EXPECT_THAT(r.stdout_text, ::testing::EndsWith("tail-end\n"));  // the tail is kept
-  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 20 * 1024) << "max RSS grew by " << (after.ru_maxrss - before.ru_maxrss)
-                                                         << " KiB";
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 20 * 1024)
+      << "max RSS grew by " << (after.ru_maxrss - before.ru_maxrss) << " KiB";
 }
 
 TEST_P(DockerSandbox, BinaryOutputSurvivesExactly) {
@@ -149,7 +149,9 @@ TEST_P(DockerSandbox, BinaryOutputSurvivesExactly) {
   const auto r = run(id, "printf '\\377\\000\\001abc\\200'");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.stdout_encoding, "base64");
-  EXPECT_EQ(r2r::sandbox_common::base64_decode(r.stdout_text), std::string("\xff\x00\x01" "abc\x80", 7));
+  EXPECT_EQ(r2r::sandbox_common::base64_decode(r.stdout_text), std::string("\xff\x00\x01"
+                                                                           "abc\x80",
+                                                                           7));
   EXPECT_EQ(r.stdout_bytes, 7);
 }
 
@@ -157,7 +159,8 @@ TEST_P(DockerSandbox, LimitsAndIsolationAreInEffect) {
   sb::create_request plan;
   plan.limits = {96LL << 20, 0.5, 64, 8LL << 20};
   const auto id = make(plan);
-  const auto mem = run(id, "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max");
+  const auto mem =
+      run(id, "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max");
   EXPECT_EQ(mem.stdout_text, std::to_string(96LL << 20) + "\n");
   const auto pids = run(id, "cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max");
   EXPECT_EQ(pids.stdout_text, "64\n");

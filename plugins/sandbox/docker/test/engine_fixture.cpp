@@ -123,8 +123,9 @@ bool engine_fixture::import_busybox() {
   const fs::path busybox = fs::exists("/bin/busybox") ? "/bin/busybox" : "/usr/bin/busybox";
   if (!fs::exists(busybox)) return why_ = "busybox is not installed (busybox-static)", false;
   fs::copy_file(busybox, root / "bin" / "busybox");
-  for (const char* tool : {"sh", "echo", "cat", "ls", "sleep", "env", "id", "kill", "head", "dd", "rm", "mkdir",
-                           "touch", "printf", "yes", "seq", "true", "false", "wc", "tr", "nproc", "stat", "grep"}) {
+  for (const char* tool :
+       {"sh",    "echo",   "cat", "ls",  "sleep", "env",   "id", "kill", "head",  "dd",   "rm",  "mkdir",
+        "touch", "printf", "yes", "seq", "true",  "false", "wc", "tr",   "nproc", "stat", "grep"}) {
     fs::create_symlink("busybox", root / "bin" / tool);
   }
   std::ofstream(root / "etc" / "passwd") << "root:x:0:0:root:/root:/bin/sh\n";
@@ -139,10 +140,10 @@ bool engine_fixture::import_busybox() {
   o.content_type = "application/x-tar";
   std::string answer;
   o.sink = [&](std::string_view chunk) { answer.append(chunk); };
-  const auto r = http.stream("POST", "/images/create?fromSrc=-&repo=local%2Fbusybox&tag=latest&changes=" +
-                                         url_encode("ENV PATH=/bin"),
-                             o);
-  if (r.status != 200) return why_ = "image import failed: HTTP " + std::to_string(r.status) + " " + r.error_body, false;
+  const auto r = http.stream(
+      "POST", "/images/create?fromSrc=-&repo=local%2Fbusybox&tag=latest&changes=" + url_encode("ENV PATH=/bin"), o);
+  if (r.status != 200)
+    return why_ = "image import failed: HTTP " + std::to_string(r.status) + " " + r.error_body, false;
   return true;
 }
 

@@ -5,9 +5,9 @@
 // Never touches a system-wide engine. THREADING: one per test process.
 #pragma once
 
+#include <sys/types.h>
 #include <filesystem>
 #include <string>
-#include <sys/types.h>
 
 namespace r2r::sandbox_docker::testing {
 

@@ -110,7 +110,8 @@ TEST_F(LocalSandbox, DeniesTheNetwork) {
 TEST_F(LocalSandbox, DeniesWritesOutsideTheWorkspace) {
   const fs::path outside = dir / "outside";
   fs::create_directories(outside);
-  const auto r = run("echo x > " + (outside / "escape").string() + "; echo x > /usr/r2r-escape; echo x > /etc/r2r-escape;"
+  const auto r = run("echo x > " + (outside / "escape").string() +
+                     "; echo x > /usr/r2r-escape; echo x > /etc/r2r-escape;"
                      " touch /r2r-escape; echo x > /tmp/ok && echo tmp-ok");
   EXPECT_FALSE(fs::exists(outside / "escape"));
   EXPECT_FALSE(fs::exists("/usr/r2r-escape"));

@@ -36,23 +36,23 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(limits, memory_bytes, cpus, pids
 /// The one GPU a sandbox is pinned to, as resolved on the host (core's gpu_topology). Host device
 /// paths are passed through; inside the sandbox they appear as /dev/kfd and /dev/dri/renderD<minor>.
 struct gpu {
-  int index = 0;                 // index among the host's AMD GPUs
-  int render_minor = 128;        // N of /dev/dri/renderD<N> inside the sandbox
+  int index = 0;           // index among the host's AMD GPUs
+  int render_minor = 128;  // N of /dev/dri/renderD<N> inside the sandbox
   std::string host_kfd = "/dev/kfd";
-  std::string host_render;       // empty: /dev/dri/renderD<render_minor>
-  std::string visible_devices;   // HIP_/ROCR_VISIBLE_DEVICES inside; empty: "0"
+  std::string host_render;      // empty: /dev/dri/renderD<render_minor>
+  std::string visible_devices;  // HIP_/ROCR_VISIBLE_DEVICES inside; empty: "0"
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(gpu, index, render_minor, host_kfd, host_render, visible_devices)
 
 struct create_request {
-  std::string image;        // container image (engines with images); ignored by the local sandbox
-  std::string workspace;    // host directory; empty: the plugin makes a private one
-  bool network = false;     // true only when the plan needs the network
+  std::string image;      // container image (engines with images); ignored by the local sandbox
+  std::string workspace;  // host directory; empty: the plugin makes a private one
+  bool network = false;   // true only when the plan needs the network
   sandbox::limits limits;
   std::optional<sandbox::gpu> gpu;
   std::map<std::string, std::string> env;
-  std::string seccomp;      // "default" | "unconfined"; empty: plugin default
-  std::string ipc;          // "private" | "host"; empty: "private"
+  std::string seccomp;  // "default" | "unconfined"; empty: plugin default
+  std::string ipc;      // "private" | "host"; empty: "private"
 };
 inline void from_json(const nlohmann::json& j, create_request& r) {
   r.image = j.value("image", std::string());
@@ -65,8 +65,8 @@ inline void from_json(const nlohmann::json& j, create_request& r) {
   r.ipc = j.value("ipc", std::string());
 }
 inline void to_json(nlohmann::json& j, const create_request& r) {
-  j = nlohmann::json{{"image", r.image}, {"workspace", r.workspace}, {"network", r.network}, {"limits", r.limits},
-                     {"env", r.env}};
+  j = nlohmann::json{
+      {"image", r.image}, {"workspace", r.workspace}, {"network", r.network}, {"limits", r.limits}, {"env", r.env}};
   if (r.gpu) j["gpu"] = *r.gpu;
   if (!r.seccomp.empty()) j["seccomp"] = r.seccomp;
   if (!r.ipc.empty()) j["ipc"] = r.ipc;
@@ -74,20 +74,20 @@ inline void to_json(nlohmann::json& j, const create_request& r) {
 
 struct create_response {
   std::string sandbox_id;
-  std::string engine;          // "docker", "podman", "bwrap"
-  std::string workspace;       // host directory holding the workspace
-  std::string sandbox_workspace;  // the same directory as seen inside
+  std::string engine;                      // "docker", "podman", "bwrap"
+  std::string workspace;                   // host directory holding the workspace
+  std::string sandbox_workspace;           // the same directory as seen inside
   std::map<std::string, std::string> env;  // variables set inside (GPU pinning included)
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(create_response, sandbox_id, engine, workspace, sandbox_workspace, env)
 
 struct exec_request {
   std::string sandbox_id;
-  std::string command;                 // run by /bin/sh -c inside the sandbox
-  double timeout_s = 0;                // 0: plugin default
-  std::int64_t max_output_bytes = 0;   // per stream; 0: plugin default
+  std::string command;                // run by /bin/sh -c inside the sandbox
+  double timeout_s = 0;               // 0: plugin default
+  std::int64_t max_output_bytes = 0;  // per stream; 0: plugin default
   std::map<std::string, std::string> env;
-  std::string workdir;                 // empty: the sandbox workspace
+  std::string workdir;  // empty: the sandbox workspace
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(exec_request, sandbox_id, command, timeout_s, max_output_bytes, env,
                                                 workdir)
@@ -109,11 +109,16 @@ struct exec_response {
   std::int64_t duration_ms = 0;
 };
 inline void to_json(nlohmann::json& j, const exec_response& r) {
-  j = nlohmann::json{{"exit_code", r.exit_code},         {"stdout", r.stdout_text},
-                     {"stderr", r.stderr_text},          {"stdout_encoding", r.stdout_encoding},
-                     {"stderr_encoding", r.stderr_encoding}, {"stdout_bytes", r.stdout_bytes},
-                     {"stderr_bytes", r.stderr_bytes},   {"truncated", r.truncated},
-                     {"timed_out", r.timed_out},         {"oom_killed", r.oom_killed},
+  j = nlohmann::json{{"exit_code", r.exit_code},
+                     {"stdout", r.stdout_text},
+                     {"stderr", r.stderr_text},
+                     {"stdout_encoding", r.stdout_encoding},
+                     {"stderr_encoding", r.stderr_encoding},
+                     {"stdout_bytes", r.stdout_bytes},
+                     {"stderr_bytes", r.stderr_bytes},
+                     {"truncated", r.truncated},
+                     {"timed_out", r.timed_out},
+                     {"oom_killed", r.oom_killed},
                      {"duration_ms", r.duration_ms}};
 }
 inline void from_json(const nlohmann::json& j, exec_response& r) {
@@ -191,10 +196,10 @@ inline void from_json(const nlohmann::json& j, info_request&) {
 }
 
 struct info_response {
-  std::string engine;        // "docker", "podman", "bwrap"
-  std::string version;       // engine version
-  std::string api_version;   // Engine API version spoken; empty for bwrap
-  std::string endpoint;      // socket or binary path
+  std::string engine;                 // "docker", "podman", "bwrap"
+  std::string version;                // engine version
+  std::string api_version;            // Engine API version spoken; empty for bwrap
+  std::string endpoint;               // socket or binary path
   std::vector<std::string> features;  // e.g. "checkpoint", "gpu-passthrough", "network-none"
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(info_response, engine, version, api_version, endpoint, features)
@@ -202,9 +207,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(info_response, engine, version, 
 /// The method table every sandbox exposes.
 template <class T>
 method_table<T> methods() {
-  return {method("info", &T::info),           method("create", &T::create),     method("exec", &T::exec),
-          method("checkpoint", &T::checkpoint), method("rollback", &T::rollback), method("copy_in", &T::copy_in),
-          method("copy_out", &T::copy_out),   method("destroy", &T::destroy),   method("cleanup", &T::cleanup)};
+  return {method("info", &T::info),         method("create", &T::create),
+          method("exec", &T::exec),         method("checkpoint", &T::checkpoint),
+          method("rollback", &T::rollback), method("copy_in", &T::copy_in),
+          method("copy_out", &T::copy_out), method("destroy", &T::destroy),
+          method("cleanup", &T::cleanup)};
 }
 
 }  // namespace r2r::sdk::sandbox
