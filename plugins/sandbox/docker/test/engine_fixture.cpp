@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,6 +163,15 @@ engine_fixture::~engine_fixture() {
     }
   }
   if (!dir_.empty()) {
+    // Engines can leave mounts under their root (Podman's overlay graph root); detach them first,
+    // deepest first, so the directory can really be removed.
+    std::vector<std::string> mounts;
+    std::ifstream table("/proc/mounts");
+    std::string device, point, rest;
+    while (table >> device >> point && std::getline(table, rest)) {
+      if (point.rfind(dir_.string() + "/", 0) == 0) mounts.push_back(point);
+    }
+    for (auto it = mounts.rbegin(); it != mounts.rend(); ++it) umount2(it->c_str(), MNT_DETACH);
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
