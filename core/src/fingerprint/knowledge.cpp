@@ -31,7 +31,8 @@ package_rule rule_from(const nlohmann::json& j) {
 
 knowledge load() {
   knowledge k;
-  for (const auto& m : embedded("stdlib").at("modules")) k.stdlib.insert(m.get<std::string>());
+  const auto stdlib = embedded("stdlib");  // kept alive: a range-for over a temporary's member dangles
+  for (const auto& m : stdlib.at("modules")) k.stdlib.insert(m.get<std::string>());
   const auto imports = embedded("imports");
   for (const auto& [module, package] : imports.at("imports").items()) {
     k.import_to_package[module] = normalise_name(package.get<std::string>());
