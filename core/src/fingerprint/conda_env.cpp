@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 
 namespace r2r::planning::detail {
@@ -61,7 +62,9 @@ void scan_conda_env(scan_state& s, const std::string& rel, std::string_view cont
   try {
     doc = YAML::Load(std::string(content));
   } catch (const YAML::Exception& e) {
-    s.problem(rel, e.mark.line + 1, "YAML syntax error: " + e.msg);
+    // yaml-cpp may report an unclosed construct at end of input, one past the last line.
+    const int last = static_cast<int>(text::lines(content).size());
+    s.problem(rel, std::min(e.mark.line + 1, std::max(last, 1)), "YAML syntax error: " + e.msg);
     return;
   }
   if (!doc.IsMap()) {

@@ -63,6 +63,8 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
   static const std::regex cudnn_setting(R"(torch\.backends\.cudnn\.(\w+)\s*=)");
   static const std::regex hf_model(
       R"re((?:from_pretrained|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?["']([A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)["'])re");
+  static const std::regex model_kwarg(
+      R"re(\bmodel(?:_name|_id|_name_or_path)?\s*=\s*["']([A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)["'])re");
   static const std::regex hf_dataset(R"re(load_dataset\(\s*["']([A-Za-z0-9_.\-/]+)["'])re");
   static const std::regex url_re(R"re(https?://[^\s"'<>)\]]+)re");
   static const std::regex required_arg(R"(add_argument\([^)]*required\s*=\s*True)");
@@ -113,6 +115,10 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
         text::contains(t, "snapshot_download(")) {
       std::match_results<std::string_view::const_iterator> m;
       if (std::regex_search(t.begin(), t.end(), m, hf_model)) s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
+    }
+    if (text::contains(t, "model") && text::contains(t, "/")) {
+      std::match_results<std::string_view::const_iterator> m;
+      if (std::regex_search(t.begin(), t.end(), m, model_kwarg)) s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
     }
     if (text::contains(t, "load_dataset(")) {
       std::match_results<std::string_view::const_iterator> m;

@@ -114,7 +114,7 @@ void scan_readme(scan_state& s, const std::string& rel, std::string_view content
     const int start_line = ln;
     while (!command.empty() && command.back() == '\\' && i + 1 < lines.size()) {
       command.pop_back();
-      command += " " + std::string(text::trim(lines[++i]));
+      command = std::string(text::trim(command)) + " " + std::string(text::trim(lines[++i]));
     }
     if (auto e = command_entry_point(s, command, "readme", rel, start_line)) s.fp.entry_points.push_back(std::move(*e));
   }
