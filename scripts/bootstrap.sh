@@ -11,6 +11,10 @@ packages=(
   # core libraries (docs/dependencies.md says which part of the project uses which)
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   nlohmann-json3-dev libvalijson-dev libspdlog-dev libfmt-dev libexpected-dev
+  # planning (`repo2rocm plan`): git intake, TOML and YAML dependency files
+  libgit2-dev libtomlplusplus-dev libyaml-cpp-dev
+  # plan tests: a real Docker Engine and a busybox base image
+  docker.io busybox-static
   # tests
   libgtest-dev libgmock-dev googletest
 )

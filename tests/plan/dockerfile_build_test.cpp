@@ -30,10 +30,11 @@ class LocalDockerd {
  public:
   explicit LocalDockerd(const std::filesystem::path& dir) : dir_(dir) {
     socket_ = (dir_ / "d.sock").string();
-    const auto r = run_process("(dockerd --data-root '" + (dir_ / "data").string() + "' --exec-root '" + (dir_ / "x").string() +
-                               "' --pidfile '" + (dir_ / "dockerd.pid").string() + "' -H 'unix://" + socket_ +
-                               "' --storage-driver=overlay2 --iptables=false --bridge=none >'" + (dir_ / "dockerd.log").string() +
-                               "' 2>&1 & echo $!)");
+    const auto r =
+        run_process("(dockerd --data-root '" + (dir_ / "data").string() + "' --exec-root '" + (dir_ / "x").string() +
+                    "' --pidfile '" + (dir_ / "dockerd.pid").string() + "' -H 'unix://" + socket_ +
+                    "' --storage-driver=overlay2 --iptables=false --bridge=none >'" + (dir_ / "dockerd.log").string() +
+                    "' 2>&1 & echo $!)");
     pid_ = std::atoi(r.out.c_str());
     for (int i = 0; i < 100 && pid_ > 0; ++i) {
       if (docker("version --format '{{.Server.Version}}'").exit_code == 0) {
@@ -72,16 +73,19 @@ void build_base_image(const LocalDockerd& d, const std::filesystem::path& dir, c
   const auto root = dir / "rootfs";
   for (const char* sub : {"bin", "tmp", "etc", "var/log", "opt"}) std::filesystem::create_directories(root / sub);
   std::filesystem::copy_file("/bin/busybox", root / "bin" / "busybox");
-  for (const char* applet : {"sh", "echo", "cat", "ls", "mkdir", "grep", "patch", "true", "test", "[", "env", "rm", "cp", "sed"}) {
+  for (const char* applet :
+       {"sh", "echo", "cat", "ls", "mkdir", "grep", "patch", "true", "test", "[", "env", "rm", "cp", "sed"}) {
     std::filesystem::create_symlink("busybox", root / "bin" / applet);
   }
   auto script = [&](const std::string& name, const std::string& body) {
     std::ofstream(root / "bin" / name) << "#!/bin/sh\n" << body;
-    std::filesystem::permissions(root / "bin" / name, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-                                                          std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
-                                                          std::filesystem::perms::others_exec);
+    std::filesystem::permissions(root / "bin" / name,
+                                 std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                     std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                     std::filesystem::perms::others_exec);
   };
-  script("pip", "echo \"pip $*\" >> /var/log/r2r-steps.log\nif [ \"$1\" = freeze ]; then echo 'torch==2.7.1+rocm7.2.0'; fi\n");
+  script("pip",
+         "echo \"pip $*\" >> /var/log/r2r-steps.log\nif [ \"$1\" = freeze ]; then echo 'torch==2.7.1+rocm7.2.0'; fi\n");
   script("python", "echo \"python $* (PYTORCH_ROCM_ARCH=$PYTORCH_ROCM_ARCH)\"\n");
   script("git", "echo \"git $*\" >> /var/log/r2r-steps.log\nfor last; do :; done\nmkdir -p \"$last\"\n");
   const auto r = run_process("tar -C '" + root.string() + "' -c . | DOCKER_HOST='unix://" + (dir / "d.sock").string() +
@@ -105,10 +109,10 @@ TEST(DockerfileBuild, GeneratedDockerfileBuildsAndRunsTheWorkload) {
   r2r::test::make_torch_training_repo(repo);
   const std::string sha = r2r::test::git_commit_all(repo, "fixture");
   const auto exe = r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm";
-  const auto planned = run_process(exe.string() + " --plugin-path " + r2r::test::plugin_dir().string() + " plan '" +
-                                   repo.string() + "' --arch gfx942 --base-image local/r2r-base:test --out '" + out.string() +
-                                   "' --cache-dir '" + (tmp.path() / "cache").string() + "' --state-dir '" +
-                                   (tmp.path() / "state").string() + "'");
+  const auto planned =
+      run_process(exe.string() + " --plugin-path " + r2r::test::plugin_dir().string() + " plan '" + repo.string() +
+                  "' --arch gfx942 --base-image local/r2r-base:test --out '" + out.string() + "' --cache-dir '" +
+                  (tmp.path() / "cache").string() + "' --state-dir '" + (tmp.path() / "state").string() + "'");
   ASSERT_EQ(planned.exit_code, 0) << planned.err;
 
   const auto built = dockerd.docker("build -q -t r2r-plan-test:1 '" + out.string() + "'");
@@ -131,15 +135,18 @@ TEST(DockerfileBuild, GeneratedDockerfileBuildsAndRunsTheWorkload) {
   EXPECT_THAT(steps, ::testing::Not(HasSubstr("nvidia-")));
   EXPECT_EQ(dockerd.docker("run --rm --network=none r2r-plan-test:1 cat /opt/r2r/image-constraints.txt").out,
             "torch==2.7.1+rocm7.2.0\n");
-  const auto label = dockerd.docker("inspect --format '{{index .Config.Labels \"org.opencontainers.image.revision\"}}' r2r-plan-test:1");
+  const auto label = dockerd.docker(
+      "inspect --format '{{index .Config.Labels \"org.opencontainers.image.revision\"}}' r2r-plan-test:1");
   EXPECT_EQ(label.out, sha + "\n");
 
   // The same plan with a patch: the build applies it to the repository at the pinned commit.
   std::ifstream plan_in(out / "plan.json");
   const auto plan = nlohmann::json::parse(plan_in);
-  std::ofstream(out / "r2r.patch") << "--- a/train.py\n+++ b/train.py\n@@ -1,2 +1,3 @@\n+# ported by repo2rocm\n import os, sys, json\n import argparse\n";
+  std::ofstream(out / "r2r.patch") << "--- a/train.py\n+++ b/train.py\n@@ -1,2 +1,3 @@\n+# ported by repo2rocm\n "
+                                      "import os, sys, json\n import argparse\n";
   std::ofstream(out / "Dockerfile.patched") << r2r::planning::render_dockerfile(plan, "r2r.patch");
-  const auto patched = dockerd.docker("build -q -f '" + (out / "Dockerfile.patched").string() + "' -t r2r-plan-test:2 '" + out.string() + "'");
+  const auto patched = dockerd.docker("build -q -f '" + (out / "Dockerfile.patched").string() +
+                                      "' -t r2r-plan-test:2 '" + out.string() + "'");
   ASSERT_EQ(patched.exit_code, 0) << patched.err << patched.out;
   const auto head = dockerd.docker("run --rm --network=none r2r-plan-test:2 cat /workspace/repo/train.py");
   EXPECT_EQ(head.out.rfind("# ported by repo2rocm\nimport os, sys, json\n", 0), 0u) << head.out;

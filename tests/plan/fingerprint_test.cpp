@@ -29,12 +29,14 @@ fingerprint scan(void (*make)(const std::filesystem::path&), const r2r::test::te
 }
 
 const finding* find(const std::vector<finding>& v, const std::string& kind, const std::string& name = "") {
-  auto it = std::find_if(v.begin(), v.end(), [&](const finding& f) { return f.kind == kind && (name.empty() || f.name == name); });
+  auto it = std::find_if(v.begin(), v.end(),
+                         [&](const finding& f) { return f.kind == kind && (name.empty() || f.name == name); });
   return it == v.end() ? nullptr : &*it;
 }
 
 const dependency* dep(const fingerprint& fp, const std::string& name) {
-  auto it = std::find_if(fp.dependencies.begin(), fp.dependencies.end(), [&](const dependency& d) { return d.name == name; });
+  auto it =
+      std::find_if(fp.dependencies.begin(), fp.dependencies.end(), [&](const dependency& d) { return d.name == name; });
   return it == fp.dependencies.end() ? nullptr : &*it;
 }
 

@@ -39,8 +39,9 @@ void make_torch_training_repo(const std::filesystem::path& r) {
              "  if (threadIdx.x % warpSize == 0) x[0] = mask;\n}\n");
   write_file(r, "csrc/attn.cpp", "#include <torch/extension.h>\n");
   write_file(r, "fusedattn/__init__.py", "from .model import Net\n");
-  write_file(r, "fusedattn/model.py",
-             "import math\nimport torch\nfrom flash_attn import flash_attn_func\n\nclass Net(torch.nn.Module):\n    pass\n");
+  write_file(
+      r, "fusedattn/model.py",
+      "import math\nimport torch\nfrom flash_attn import flash_attn_func\n\nclass Net(torch.nn.Module):\n    pass\n");
   write_file(r, "fusedattn/kernels.py",
              "import triton\nimport triton.language as tl\n\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\n");
   write_file(r, "train.py",
@@ -83,8 +84,9 @@ void make_poetry_repo(const std::filesystem::path& r) {
   write_file(r, "poetrynet/__init__.py", "");
   write_file(r, "poetrynet/infer.py",
              "import torch\nimport timm\n\nif __name__ == '__main__':\n    print(timm.create_model('resnet18'))\n");
-  write_file(r, "README.md",
-             "# PoetryNet\n\n```sh\npoetry install\naccelerate launch --num_processes 2 poetrynet/infer.py --batch 8\n```\n");
+  write_file(
+      r, "README.md",
+      "# PoetryNet\n\n```sh\npoetry install\naccelerate launch --num_processes 2 poetrynet/infer.py --batch 8\n```\n");
 }
 
 void make_vllm_server_repo(const std::filesystem::path& r) {
@@ -108,7 +110,8 @@ void make_help_only_repo(const std::filesystem::path& r) {
 void make_nothing_runnable_repo(const std::filesystem::path& r) {
   write_file(r, "requirements.txt", "numpy\nscipy\n");
   write_file(r, "mylib/__init__.py", "import numpy as np\n\ndef f(x):\n    return np.sum(x)\n");
-  write_file(r, "README.md", "# mylib\n\nA library.\n\n```bash\npip install -e .\n```\n\n```python\nimport mylib\n```\n");
+  write_file(r, "README.md",
+             "# mylib\n\nA library.\n\n```bash\npip install -e .\n```\n\n```python\nimport mylib\n```\n");
 }
 
 void make_malformed_repo(const std::filesystem::path& r) {

@@ -82,7 +82,8 @@ TEST_F(PlanCli, TorchTrainingRepoPlanOnMi300) {
   EXPECT_THAT(all_steps, HasSubstr("--no-build-isolation --no-deps -c /opt/r2r/image-constraints.txt -e ."));
   EXPECT_EQ(p["install_steps"][0]["id"], "image-constraints");
   bool ext = false;
-  for (const auto& k : p["kernel_builds"]) ext = ext || (k["kind"] == "setup_extension" && k["name"] == "fused_attn_cuda");
+  for (const auto& k : p["kernel_builds"])
+    ext = ext || (k["kind"] == "setup_extension" && k["name"] == "fused_attn_cuda");
   EXPECT_TRUE(ext);
   EXPECT_EQ(p["workload"]["kind"], "train");
   EXPECT_EQ(p["metric"]["name"], "accuracy");
@@ -93,8 +94,10 @@ TEST_F(PlanCli, TorchTrainingRepoPlanOnMi300) {
   EXPECT_THAT(dockerfile, HasSubstr("PYTORCH_ROCM_ARCH=\"gfx942\""));
   EXPECT_THAT(dockerfile, HasSubstr("--offload-arch=gfx942"));
   EXPECT_THAT(dockerfile, HasSubstr("org.opencontainers.image.revision=\"" + sha + "\""));
-  EXPECT_TRUE(std::filesystem::exists(out / "repo" / "csrc" / "attn.cu"));
-  EXPECT_FALSE(std::filesystem::exists(out / "repo" / ".git"));
+  const auto listing = run_process("tar -tf '" + (out / "repo.tar").string() + "'");
+  ASSERT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_THAT(listing.out, HasSubstr("\ncsrc/attn.cu\n"));
+  EXPECT_THAT(listing.out, Not(HasSubstr(".git")));
 }
 
 TEST_F(PlanCli, Gfx950HostNeverGetsAnImageWithoutGfx950) {
@@ -111,9 +114,9 @@ TEST_F(PlanCli, Gfx950HostNeverGetsAnImageWithoutGfx950) {
 }
 
 TEST_F(PlanCli, JaxPoetryAndVllmReposGetTheirImages) {
-  for (auto [fixture, image] : {std::pair{&r2r::test::make_jax_repo, "rocm/jax"},
-                                std::pair{&r2r::test::make_poetry_repo, "rocm/pytorch"},
-                                std::pair{&r2r::test::make_vllm_server_repo, "rocm/vllm"}}) {
+  for (auto [fixture, image] :
+       {std::pair{&r2r::test::make_jax_repo, "rocm/jax"}, std::pair{&r2r::test::make_poetry_repo, "rocm/pytorch"},
+        std::pair{&r2r::test::make_vllm_server_repo, "rocm/vllm"}}) {
     std::filesystem::remove_all(repo);
     make(fixture);
     const auto r = plan(repo.string(), "--arch gfx942");
@@ -137,7 +140,8 @@ TEST_F(PlanCli, HelpOnlyAndNothingRunnableGiveNoWorkload) {
     const auto p = read_json("plan.json");
     EXPECT_TRUE(p["workload"].is_null()) << p["workload"].dump();
     bool blocking = false;
-    for (const auto& h : p["hazards"]) blocking = blocking || (h["kind"] == "no_workload" && h["severity"] == "blocking");
+    for (const auto& h : p["hazards"])
+      blocking = blocking || (h["kind"] == "no_workload" && h["severity"] == "blocking");
     EXPECT_TRUE(blocking);
     EXPECT_THAT(read_text(out / "Dockerfile"), Not(HasSubstr("--help")));
   }
@@ -150,7 +154,8 @@ TEST_F(PlanCli, MalformedDependencyFilesAreReportedAndThePlanIsWritten) {
   const auto p = read_json("plan.json");
   std::set<std::string> where;
   for (const auto& h : p["hazards"]) {
-    if (h["kind"] == "malformed_file") where.insert(h["file"].get<std::string>() + ":" + std::to_string(h["line"].get<int>()));
+    if (h["kind"] == "malformed_file")
+      where.insert(h["file"].get<std::string>() + ":" + std::to_string(h["line"].get<int>()));
   }
   EXPECT_TRUE(where.count("requirements.txt:3")) << p["hazards"].dump();
   EXPECT_TRUE(where.count("environment.yml:4"));
@@ -195,7 +200,8 @@ TEST_F(PlanCli, SubmodulesAreCheckedOutRecursively) {
   r2r::test::git(repo, "commit -q -m sub");
   const auto r = plan(repo.string(), "--arch gfx942");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(std::filesystem::exists(out / "repo" / "third_party" / "sub" / "kernels" / "op.cu"));
+  EXPECT_THAT(run_process("tar -tf '" + (out / "repo.tar").string() + "'").out,
+              HasSubstr("third_party/sub/kernels/op.cu"));
   EXPECT_THAT(read_json("fingerprint.json")["kernels"].dump(), HasSubstr("third_party/sub/kernels/op.cu"));
 }
 

@@ -20,10 +20,10 @@ struct cli_context {
   std::vector<std::string> words;  // positional words after the command name(s)
   std::vector<std::string> plugin_paths;
   bool json = false;
-  std::string pipeline;  // --pipeline, when given
-  std::string config;    // --config (plugins call)
-  std::string request;   // --request (plugins call)
-  std::string kind;      // --kind (plugins list)
+  std::string pipeline;                        // --pipeline, when given
+  std::string config;                          // --config (plugins call)
+  std::string request;                         // --request (plugins call)
+  std::string kind;                            // --kind (plugins list)
   std::map<std::string, std::string> options;  // further command options by name (plan: commit, arch, out, ...)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;

@@ -55,8 +55,8 @@ const std::vector<command>& commands() {
        "[--cache-dir DIR] [--state-dir DIR] [--json]",
        "Clone or open SOURCE (URL or local git repository) at --commit (SHA, tag or branch; default: the\n"
        "default branch), fingerprint it, rank ROCm base images for --arch with the pipeline's `rank` stage\n"
-       "(default: r2r.ranker.jaccard), and write fingerprint.json, plan.json, Dockerfile and repo/ (the\n"
-       "tree at the pinned commit, the Dockerfile's build context) to --out (default ./r2r-plan).\n"
+       "(default: r2r.ranker.jaccard), and write fingerprint.json, plan.json, Dockerfile and repo.tar\n"
+       "(the tree at the pinned commit, in the Dockerfile's build context) to --out (default ./r2r-plan).\n"
        "--base-image overrides the chosen base. Clones are cached in --cache-dir (default\n"
        "$R2R_CACHE_DIR or ~/.cache/repo2rocm/repos); image failures are read from --state-dir (default\n"
        "$R2R_STATE_DIR or ~/.local/state/repo2rocm). A private https repository's token is read from\n"

@@ -37,7 +37,8 @@ std::filesystem::path home_dir(const char* env, const char* xdg, const char* fal
 
 core::result<void> check_schema(const char* name, const nlohmann::json& doc) {
   const auto* schema = core::embedded_schema(name);
-  if (schema == nullptr) return core::fail(core::phase::schema, std::string("schema ") + name + " is not embedded (build bug)");
+  if (schema == nullptr)
+    return core::fail(core::phase::schema, std::string("schema ") + name + " is not embedded (build bug)");
   const auto violations = schema->validate(doc);
   if (violations.empty()) return {};
   return core::fail(core::phase::schema, std::string("internal error: the output violates ") + name + ": " +
@@ -64,16 +65,17 @@ core::result<nlohmann::json> rank(const cli_context& ctx, const nlohmann::json& 
     for (const auto& member : (*session)->stages()) {
       if (member.stage->stage == "rank") return member.instance->call("rank", request);
     }
-    return core::fail(core::phase::config, "the pipeline has no `rank` stage; add one (e.g. configs/pipelines/plan.json)",
-                      {}, ctx.pipeline);
+    return core::fail(core::phase::config,
+                      "the pipeline has no `rank` stage; add one (e.g. configs/pipelines/plan.json)", {}, ctx.pipeline);
   }
   const auto* plugin = registry->find(default_ranker);
   if (plugin == nullptr) {
     if (const auto* d = registry->find_disabled(default_ranker)) return tl::unexpected(d->reason);
-    return core::fail(core::phase::registry,
-                      "the ranker plugin is not on the plugin path; `repo2rocm plugins list --kind ranker` shows what is "
-                      "installed, --plugin-path adds a directory",
-                      default_ranker);
+    return core::fail(
+        core::phase::registry,
+        "the ranker plugin is not on the plugin path; `repo2rocm plugins list --kind ranker` shows what is "
+        "installed, --plugin-path adds a directory",
+        default_ranker);
   }
   auto instance = core::plugin_instance::create(*plugin, plugin->info.example_config);
   if (!instance) return tl::unexpected(instance.error());
@@ -84,7 +86,11 @@ core::result<nlohmann::json> rank(const cli_context& ctx, const nlohmann::json& 
 
 int run_plan(const cli_context& ctx) {
   if (ctx.words.size() != 1) {
-    return report_error(ctx, core::error{core::phase::usage, "usage: repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF]"}, exit_usage);
+    return report_error(
+        ctx,
+        core::error{core::phase::usage,
+                    "usage: repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF]"},
+        exit_usage);
   }
   const auto& k = planning::builtin_knowledge();
   std::string arch = planning::normalise_name(option(ctx, "arch"));
@@ -100,16 +106,21 @@ int run_plan(const cli_context& ctx) {
       }
     }
     if (!known && !std::regex_match(arch, std::regex("^gfx[0-9a-f]+$"))) {
-      return report_error(ctx, core::error{core::phase::usage, "--arch must be a gfx target such as gfx942 or an alias such as mi300x; found '" + option(ctx, "arch") + "'"}, exit_usage);
+      return report_error(ctx,
+                          core::error{core::phase::usage,
+                                      "--arch must be a gfx target such as gfx942 or an alias such as mi300x; found '" +
+                                          option(ctx, "arch") + "'"},
+                          exit_usage);
     }
   }
   planning::intake_options io;
   io.commit = option(ctx, "commit");
   io.cache_dir = option(ctx, "cache-dir").empty() ? home_dir("R2R_CACHE_DIR", "XDG_CACHE_HOME", ".cache", "repos")
-                                                   : std::filesystem::path(option(ctx, "cache-dir"));
+                                                  : std::filesystem::path(option(ctx, "cache-dir"));
   if (!ctx.json && isatty(STDERR_FILENO)) io.progress = ctx.err;
   auto intake = planning::acquire_repository(ctx.words[0], io);
-  if (!intake) return report_error(ctx, intake.error(), intake.error().where == core::phase::usage ? exit_usage : exit_error);
+  if (!intake)
+    return report_error(ctx, intake.error(), intake.error().where == core::phase::usage ? exit_usage : exit_error);
 
   planning::fingerprint fp = planning::scan_repository(intake->worktree, k);
   fp.source = intake->source;
@@ -121,7 +132,8 @@ int run_plan(const cli_context& ctx) {
                                               : std::filesystem::path(option(ctx, "state-dir"));
   const auto request = planning::make_rank_request(fp, arch, k.catalog, {}, planning::load_image_failures(state_dir));
   auto ranking = rank(ctx, request);
-  if (!ranking) return report_error(ctx, ranking.error(), ranking.error().where == core::phase::config ? exit_usage : exit_error);
+  if (!ranking)
+    return report_error(ctx, ranking.error(), ranking.error().where == core::phase::config ? exit_usage : exit_error);
 
   planning::plan_inputs in;
   in.fp = &fp;
@@ -134,12 +146,17 @@ int run_plan(const cli_context& ctx) {
     if (!check) return report_error(ctx, check.error(), exit_error);
   }
 
-  const std::filesystem::path out = option(ctx, "out").empty() ? std::filesystem::path("r2r-plan") : std::filesystem::path(option(ctx, "out"));
+  const std::filesystem::path out =
+      option(ctx, "out").empty() ? std::filesystem::path("r2r-plan") : std::filesystem::path(option(ctx, "out"));
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
-  if (ec) return report_error(ctx, core::error{core::phase::io, "cannot create --out " + out.string() + ": " + ec.message()}, exit_error);
-  for (auto written : {write_text(out / "fingerprint.json", fp_json.dump(2) + "\n"), write_text(out / "plan.json", plan.dump(2) + "\n"),
-                       write_text(out / "Dockerfile", planning::render_dockerfile(plan)), export_tree(intake->worktree, out)}) {
+  if (ec)
+    return report_error(ctx, core::error{core::phase::io, "cannot create --out " + out.string() + ": " + ec.message()},
+                        exit_error);
+  for (auto written :
+       {write_text(out / "fingerprint.json", fp_json.dump(2) + "\n"),
+        write_text(out / "plan.json", plan.dump(2) + "\n"),
+        write_text(out / "Dockerfile", planning::render_dockerfile(plan)), export_tree(intake->worktree, out)}) {
     if (!written) return report_error(ctx, written.error(), exit_error);
   }
   if (ctx.json) {

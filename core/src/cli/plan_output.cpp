@@ -1,43 +1,26 @@
 // SPDX-License-Identifier: MIT
 #include "plan_output.hpp"
 
+#include "tar_writer.hpp"
+
 #include <fstream>
 #include <map>
 
 namespace r2r::cli {
 
 core::result<void> export_tree(const std::filesystem::path& worktree, const std::filesystem::path& out) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path dest = out / "repo";
-  fs::remove_all(dest, ec);
-  fs::create_directories(dest, ec);
-  if (ec) return core::fail(core::phase::io, "cannot create " + dest.string() + ": " + ec.message(), "", dest.string());
-  for (auto it = fs::recursive_directory_iterator(worktree, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().filename() == ".git") {
-      if (it->is_directory() && !it->is_symlink()) it.disable_recursion_pending();
-      continue;
-    }
-    const fs::path target = dest / it->path().lexically_relative(worktree);
-    if (it->is_symlink()) {
-      fs::copy_symlink(it->path(), target, ec);
-    } else if (it->is_directory()) {
-      fs::create_directories(target, ec);
-    } else {
-      fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing, ec);
-    }
-    if (ec) return core::fail(core::phase::io, "copying " + it->path().string() + ": " + ec.message(), "", target.string());
-  }
-  if (ec) return core::fail(core::phase::io, "listing " + worktree.string() + ": " + ec.message());
-  return {};
+  std::filesystem::remove_all(out / "repo", ec);  // the directory layout of earlier versions
+  return write_tree_tar(worktree, out / "repo.tar");
 }
 
 core::result<void> write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) return core::fail(core::phase::io, "cannot write " + path.string() + "; check the --out directory", "", path.string());
+  if (!out)
+    return core::fail(core::phase::io, "cannot write " + path.string() + "; check the --out directory", "",
+                      path.string());
   return {};
 }
 
@@ -62,7 +45,8 @@ void print_summary(std::ostream& out, const planning::fingerprint& fp, const nlo
     if (!h.value("file", "").empty()) out << " (" << h.value("file", "") << ":" << h.value("line", 0) << ")";
     out << "\n";
   }
-  out << "arch        " << (plan.value("arch", "").empty() ? "unknown (gfx filter off; pass --arch)" : plan.value("arch", "")) << "\n";
+  out << "arch        "
+      << (plan.value("arch", "").empty() ? "unknown (gfx filter off; pass --arch)" : plan.value("arch", "")) << "\n";
   out << "images\n";
   int i = 0;
   for (const auto& c : plan.at("candidates")) {
@@ -78,12 +62,15 @@ void print_summary(std::ostream& out, const planning::fingerprint& fp, const nlo
   out << "base        " << plan.at("base_image").value("ref", "") << " (" << plan.at("base_image").value("source", "")
       << ")\n";
   const auto& w = plan.at("workload");
-  out << "workload    " << (w.is_null() ? "none (see hazards)" : w.value("kind", "") + ": " + w.value("command", "")) << "\n";
-  const auto& m = plan.at("metric");
-  out << "metric      " << (m.is_null() ? plan.value("metric_note", "") : m.value("name", "") + " " + m.at("value").dump() +
-                                                                               " (" + m.value("direction", "") + " is better)")
+  out << "workload    " << (w.is_null() ? "none (see hazards)" : w.value("kind", "") + ": " + w.value("command", ""))
       << "\n";
-  out << "wrote       " << (dir / "fingerprint.json").string() << ", plan.json, Dockerfile, repo/\n";
+  const auto& m = plan.at("metric");
+  out << "metric      "
+      << (m.is_null()
+              ? plan.value("metric_note", "")
+              : m.value("name", "") + " " + m.at("value").dump() + " (" + m.value("direction", "") + " is better)")
+      << "\n";
+  out << "wrote       " << (dir / "fingerprint.json").string() << ", plan.json, Dockerfile, repo.tar\n";
 }
 
 }  // namespace r2r::cli

@@ -12,7 +12,7 @@
 
 namespace r2r::cli {
 
-/// Replaces `out/repo` with a copy of `worktree` without any `.git` entry (the build context).
+/// Writes `out/repo.tar`: `worktree` without any `.git` entry (the Dockerfile's build context).
 core::result<void> export_tree(const std::filesystem::path& worktree, const std::filesystem::path& out);
 
 /// Writes `text` to `path` (created or truncated).

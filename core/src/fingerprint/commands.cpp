@@ -24,7 +24,8 @@ std::string classify_text(std::string_view s) {
     if (word_starts(w, {"train", "finetun", "pretrain"}) || word_is(w, {"sft", "fit", "ft"})) return "train";
   }
   for (const auto& w : words) {
-    if (word_starts(w, {"eval", "benchmark"}) || word_is(w, {"test", "bench", "validate", "val", "score"})) return "eval";
+    if (word_starts(w, {"eval", "benchmark"}) || word_is(w, {"test", "bench", "validate", "val", "score"}))
+      return "eval";
   }
   for (const auto& w : words) {
     if (word_starts(w, {"infer", "generat", "predict", "sampl", "demo", "inpaint", "translat"}) ||
@@ -78,8 +79,8 @@ std::optional<entry_point> command_entry_point(const scan_state& s, std::string_
   e.source = source;
   e.file = file;
   e.line = line;
-  std::string script;      // repository file the command runs, when any
-  std::string module;      // python -m module
+  std::string script;  // repository file the command runs, when any
+  std::string module;  // python -m module
   std::size_t args_from = words.size();
   const std::string& w0 = words[i];
   auto python_like = [](const std::string& w) {

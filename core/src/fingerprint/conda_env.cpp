@@ -12,7 +12,9 @@
 namespace r2r::planning::detail {
 namespace {
 
-int line_of(const YAML::Node& n) { return n.Mark().line + 1; }
+int line_of(const YAML::Node& n) {
+  return n.Mark().line + 1;
+}
 
 void add_conda_dep(scan_state& s, const std::string& rel, const std::string& spec_in, int ln) {
   std::string spec = spec_in;
@@ -40,9 +42,9 @@ void add_conda_dep(scan_state& s, const std::string& rel, const std::string& spe
       {"pytorch", "torch"}, {"pytorch-lightning", "pytorch-lightning"}, {"tensorflow-gpu", "tensorflow-gpu"}};
   if (name == "cudatoolkit" || name == "cuda-toolkit" || name == "pytorch-cuda" || name == "cudnn" || name == "nccl" ||
       text::starts_with(name, "cuda-")) {
-    s.fp.hazards.push_back({"conda_cuda_package", name,
-                            "conda CUDA package '" + spec_in + "': not installed on ROCm (the base image provides ROCm)",
-                            rel, ln});
+    s.fp.hazards.push_back(
+        {"conda_cuda_package", name,
+         "conda CUDA package '" + spec_in + "': not installed on ROCm (the base image provides ROCm)", rel, ln});
     return;
   }
   dependency d;

@@ -9,21 +9,21 @@ void to_json(nlohmann::json& j, const finding& f) {
 }
 
 void to_json(nlohmann::json& j, const dependency& d) {
-  j = nlohmann::json{{"name", d.name},     {"specifier", d.specifier}, {"extras", d.extras},
-                     {"marker", d.marker}, {"source", d.source},       {"optional", d.optional},
-                     {"file", d.file},     {"line", d.line}};
+  j = nlohmann::json{{"name", d.name},     {"specifier", d.specifier}, {"extras", d.extras}, {"marker", d.marker},
+                     {"source", d.source}, {"optional", d.optional},   {"file", d.file},     {"line", d.line}};
   if (!d.local_version.empty()) j["local_version"] = d.local_version;
   if (!d.url.empty()) j["url"] = d.url;
 }
 
 void to_json(nlohmann::json& j, const entry_point& e) {
-  j = nlohmann::json{{"command", e.command}, {"launcher", e.launcher}, {"kind", e.kind}, {"source", e.source},
-                     {"runnable", e.runnable}, {"file", e.file},        {"line", e.line}};
+  j = nlohmann::json{{"command", e.command},   {"launcher", e.launcher}, {"kind", e.kind}, {"source", e.source},
+                     {"runnable", e.runnable}, {"file", e.file},         {"line", e.line}};
   if (!e.why_not.empty()) j["why_not"] = e.why_not;
 }
 
 void to_json(nlohmann::json& j, const metric_claim& m) {
-  j = nlohmann::json{{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"text", m.text}, {"file", m.file}, {"line", m.line}};
+  j = nlohmann::json{{"name", m.name}, {"value", m.value}, {"unit", m.unit},
+                     {"text", m.text}, {"file", m.file},   {"line", m.line}};
 }
 
 nlohmann::json to_json(const fingerprint& f) {

@@ -13,7 +13,9 @@
 namespace r2r::planning::detail {
 namespace {
 
-int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+int line_of(const toml::node& n) {
+  return static_cast<int>(n.source().begin.line);
+}
 
 void add_pep508_array(scan_state& s, const std::string& rel, const toml::array* arr, const std::string& source,
                       bool optional) {
@@ -89,7 +91,8 @@ std::string poetry_to_pep440(std::string_view constraint_in) {
     const int major = std::stoi(m[1]);
     const int minor = m[2].matched ? std::stoi(m[2]) : 0;
     const int patch = m[3].matched ? std::stoi(m[3]) : 0;
-    std::string lower_bound = m[1].str() + (m[2].matched ? "." + m[2].str() : "") + (m[3].matched ? "." + m[3].str() : "");
+    std::string lower_bound =
+        m[1].str() + (m[2].matched ? "." + m[2].str() : "") + (m[3].matched ? "." + m[3].str() : "");
     std::string upper;
     if (major > 0 || !m[2].matched) {
       upper = std::to_string(major + 1) + ".0";
@@ -102,9 +105,10 @@ std::string poetry_to_pep440(std::string_view constraint_in) {
   }
   if (std::regex_match(c, m, tilde)) {
     const int major = std::stoi(m[1]);
-    std::string lower_bound = m[1].str() + (m[2].matched ? "." + m[2].str() : "") + (m[3].matched ? "." + m[3].str() : "");
-    const std::string upper = m[2].matched ? m[1].str() + "." + std::to_string(std::stoi(m[2]) + 1)
-                                           : std::to_string(major + 1) + ".0";
+    std::string lower_bound =
+        m[1].str() + (m[2].matched ? "." + m[2].str() : "") + (m[3].matched ? "." + m[3].str() : "");
+    const std::string upper =
+        m[2].matched ? m[1].str() + "." + std::to_string(std::stoi(m[2]) + 1) : std::to_string(major + 1) + ".0";
     return ">=" + lower_bound + ",<" + upper;
   }
   if (std::regex_match(c, m, bare)) return "==" + c;

@@ -11,7 +11,9 @@
 namespace r2r::planning::detail {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 std::string leading_module(std::string_view s) {
   std::size_t n = 0;
@@ -51,7 +53,8 @@ constexpr hazard_rule python_hazards[] = {
     {"nvidia-smi", "nvidia_smi", "calls nvidia-smi: use rocm-smi or amd-smi on ROCm"},
     {"nvidia_smi", "nvidia_smi", "uses nvidia_smi (NVML): use amdsmi on ROCm"},
     {"pynvml", "pynvml", "uses pynvml (NVML): use amdsmi on ROCm"},
-    {"torch.version.cuda", "torch_version_cuda", "checks torch.version.cuda, which is None on ROCm PyTorch (use torch.version.hip)"},
+    {"torch.version.cuda", "torch_version_cuda",
+     "checks torch.version.cuda, which is None on ROCm PyTorch (use torch.version.hip)"},
     {"CUDA_HOME", "cuda_home", "reads CUDA_HOME; ROCm builds use ROCM_HOME/HIP paths"},
     {"cupy", "cupy", "uses CuPy: needs the CuPy ROCm build"},
     {"torch.cuda.amp.", "cuda_amp", "torch.cuda.amp is deprecated; torch.amp works on ROCm"},
@@ -93,14 +96,16 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
       main_line = ln;
     }
     if (text::contains(t, "argparse")) has_argparse = true;
-    if (text::contains(t, "add_argument(") && std::regex_search(raw.begin(), raw.end(), required_arg)) has_required = true;
+    if (text::contains(t, "add_argument(") && std::regex_search(raw.begin(), raw.end(), required_arg))
+      has_required = true;
     if (text::contains(t, "load_inline(")) s.fp.kernels.push_back({"load_inline", rel, std::string(t), rel, ln});
     if (text::contains(t, "cpp_extension.load(") || text::contains(t, "cpp_extension import load") ||
         (text::starts_with(t, "load(") && text::contains(t, "sources"))) {
       s.fp.kernels.push_back({"cpp_extension_load", rel, std::string(t), rel, ln});
     }
     for (const auto& h : python_hazards) {
-      if (text::contains(t, h.needle)) s.fp.hazards.push_back({h.kind, rel, std::string(h.detail) + ": " + std::string(t), rel, ln});
+      if (text::contains(t, h.needle))
+        s.fp.hazards.push_back({h.kind, rel, std::string(h.detail) + ": " + std::string(t), rel, ln});
     }
     if (text::contains(t, "torch.backends.cudnn.")) {
       std::match_results<std::string_view::const_iterator> m;
@@ -114,11 +119,13 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
     if (text::contains(t, "from_pretrained(") || text::contains(t, "hf_hub_download(") ||
         text::contains(t, "snapshot_download(")) {
       std::match_results<std::string_view::const_iterator> m;
-      if (std::regex_search(t.begin(), t.end(), m, hf_model)) s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
+      if (std::regex_search(t.begin(), t.end(), m, hf_model))
+        s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
     }
     if (text::contains(t, "model") && text::contains(t, "/")) {
       std::match_results<std::string_view::const_iterator> m;
-      if (std::regex_search(t.begin(), t.end(), m, model_kwarg)) s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
+      if (std::regex_search(t.begin(), t.end(), m, model_kwarg))
+        s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
     }
     if (text::contains(t, "load_dataset(")) {
       std::match_results<std::string_view::const_iterator> m;
@@ -129,7 +136,8 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
     if (text::contains(t, "://") && (text::contains(t, "download") || text::contains(t, "wget") ||
                                      text::contains(t, "urlretrieve") || text::contains(t, "requests.get"))) {
       std::match_results<std::string_view::const_iterator> m;
-      if (std::regex_search(t.begin(), t.end(), m, url_re)) s.fp.assets.push_back({"download_url", m[0].str(), std::string(t), rel, ln});
+      if (std::regex_search(t.begin(), t.end(), m, url_re))
+        s.fp.assets.push_back({"download_url", m[0].str(), std::string(t), rel, ln});
     }
   }
   if (has_main || has_hydra) {
@@ -168,7 +176,8 @@ void scan_cuda_source(scan_state& s, const std::string& rel, std::string_view co
       {"mma.sync", "mma_sync", "mma.sync PTX: rewrite with rocWMMA/MFMA"},
       {"cp.async", "cp_async", "cp.async PTX: no direct HIP equivalent"},
       {"__CUDA_ARCH__", "cuda_arch_check", "__CUDA_ARCH__ checks: HIP sets __HIP_DEVICE_COMPILE__ and __gfx*__"},
-      {"MaxDynamicSharedMemorySize", "large_shared_memory", "dynamic shared memory above 64 KiB per block is not available on most AMD GPUs"},
+      {"MaxDynamicSharedMemorySize", "large_shared_memory",
+       "dynamic shared memory above 64 KiB per block is not available on most AMD GPUs"},
       {"cublasLt", "cublaslt", "cuBLASLt -> hipBLASLt"},
       {"cudnn", "cudnn", "cuDNN -> MIOpen"},
   };
@@ -178,8 +187,8 @@ void scan_cuda_source(scan_state& s, const std::string& rel, std::string_view co
     if (t.empty() || text::starts_with(t, "//")) continue;
     for (const auto& r : device_rules) {
       if (text::contains(t, r.needle)) {
-        s.fp.hazards.push_back({r.kind, rel, std::string(r.detail) + ": " + std::string(t.substr(0, 160)), rel,
-                                static_cast<int>(i) + 1});
+        s.fp.hazards.push_back(
+            {r.kind, rel, std::string(r.detail) + ": " + std::string(t.substr(0, 160)), rel, static_cast<int>(i) + 1});
       }
     }
   }

@@ -13,8 +13,8 @@ namespace {
 
 bool shell_fence(std::string_view lang) {
   const std::string l = text::lower(text::trim(lang));
-  return l.empty() || l == "bash" || l == "sh" || l == "shell" || l == "console" || l == "zsh" || l == "shell-session" ||
-         l == "sh-session" || l == "text" || l == "cmd";
+  return l.empty() || l == "bash" || l == "sh" || l == "shell" || l == "console" || l == "zsh" ||
+         l == "shell-session" || l == "sh-session" || l == "text" || l == "cmd";
 }
 
 void scan_assets(scan_state& s, const std::string& rel, std::string_view t, int ln) {
@@ -52,8 +52,9 @@ void scan_assets(scan_state& s, const std::string& rel, std::string_view t, int 
 void scan_metrics(scan_state& s, const std::string& rel, std::string_view t, int ln) {
   static const std::string names =
       R"((top-?1 accuracy|top-?5 accuracy|accuracy|acc|top-?1|top-?5|f1|bleu|rouge-l|rouge|miou|map|auc|loss|perplexity|ppl|speedup|speed-up|throughput|latency|fid|psnr|ssim|wer))";
-  static const std::regex after(R"(\b)" + names + R"(\b\s*(?:of|:|=|is|reaches|achieves|of about|~)?\s*(\d+(?:\.\d+)?)\s*(%|x|×)?)",
-                                std::regex::icase);
+  static const std::regex after(
+      R"(\b)" + names + R"(\b\s*(?:of|:|=|is|reaches|achieves|of about|~)?\s*(\d+(?:\.\d+)?)\s*(%|x|×)?)",
+      std::regex::icase);
   static const std::regex before(R"((\d+(?:\.\d+)?)\s*(%|x|×)?\s+)" + names + R"(\b)", std::regex::icase);
   bool has_digit = false;
   for (char c : t) has_digit = has_digit || std::isdigit(static_cast<unsigned char>(c));
@@ -62,7 +63,8 @@ void scan_metrics(scan_state& s, const std::string& rel, std::string_view t, int
   std::smatch m;
   auto canonical = [](std::string n) {
     n = text::lower(n);
-    if (n == "acc" || n == "top1" || n == "top-1" || n == "top-1 accuracy" || n == "top1 accuracy") return std::string("accuracy");
+    if (n == "acc" || n == "top1" || n == "top-1" || n == "top-1 accuracy" || n == "top1 accuracy")
+      return std::string("accuracy");
     if (n == "top5" || n == "top-5 accuracy" || n == "top5 accuracy") return std::string("top-5");
     if (n == "ppl") return std::string("perplexity");
     if (n == "speed-up") return std::string("speedup");
@@ -71,14 +73,16 @@ void scan_metrics(scan_state& s, const std::string& rel, std::string_view t, int
   std::string::const_iterator begin = line.begin();
   bool found = false;
   while (std::regex_search(begin, line.cend(), m, after)) {
-    s.fp.metrics.push_back({canonical(m[1].str()), std::stod(m[2].str()), m[3].matched ? m[3].str() : "", line.substr(0, 240), rel, ln});
+    s.fp.metrics.push_back(
+        {canonical(m[1].str()), std::stod(m[2].str()), m[3].matched ? m[3].str() : "", line.substr(0, 240), rel, ln});
     found = true;
     begin = m[0].second;
   }
   if (found) return;
   begin = line.begin();
   while (std::regex_search(begin, line.cend(), m, before)) {
-    s.fp.metrics.push_back({canonical(m[3].str()), std::stod(m[1].str()), m[2].matched ? m[2].str() : "", line.substr(0, 240), rel, ln});
+    s.fp.metrics.push_back(
+        {canonical(m[3].str()), std::stod(m[1].str()), m[2].matched ? m[2].str() : "", line.substr(0, 240), rel, ln});
     begin = m[0].second;
   }
 }

@@ -51,7 +51,8 @@ std::optional<dependency> parse_requirement(std::string_view text_in, std::strin
     t = text::trim(t.substr(0, semi));
   }
   std::size_t n = 0;
-  while (n < t.size() && (std::isalnum(static_cast<unsigned char>(t[n])) || t[n] == '-' || t[n] == '_' || t[n] == '.')) {
+  while (n < t.size() &&
+         (std::isalnum(static_cast<unsigned char>(t[n])) || t[n] == '-' || t[n] == '_' || t[n] == '.')) {
     ++n;
   }
   if (n == 0 || !std::isalnum(static_cast<unsigned char>(t[0]))) {
@@ -152,13 +153,13 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
       } else {
         scan_requirements_file(s, target, "constraints");
       }
-    } else if ((v = option_value("--index-url")) || (v = option_value("-i")) || (v = option_value("--extra-index-url")) ||
-               (v = option_value("--find-links")) || (v = option_value("-f"))) {
+    } else if ((v = option_value("--index-url")) || (v = option_value("-i")) ||
+               (v = option_value("--extra-index-url")) || (v = option_value("--find-links")) ||
+               (v = option_value("-f"))) {
       const bool cuda = is_cuda_index(*v);
-      s.fp.index_urls.push_back({cuda ? "cuda_index" : "index", *v,
-                                 cuda ? "CUDA wheel index: its torch/nvidia wheels would replace ROCm builds"
-                                      : std::string(t),
-                                 rel, ln});
+      s.fp.index_urls.push_back(
+          {cuda ? "cuda_index" : "index", *v,
+           cuda ? "CUDA wheel index: its torch/nvidia wheels would replace ROCm builds" : std::string(t), rel, ln});
     } else if (text::starts_with(t, "-e ") || text::starts_with(t, "--editable")) {
       const std::string target(text::trim(t.substr(t.find(' ') + 1)));
       if (target == "." || target == "./") continue;  // the repository itself: installed by the plan

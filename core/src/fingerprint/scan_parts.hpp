@@ -20,10 +20,10 @@ struct scan_state {
   fingerprint& fp;
   std::filesystem::path root;
   std::size_t max_file_bytes = 2 << 20;
-  std::set<std::string> files;                // every scanned relative path
-  std::set<std::string> local_modules;        // top-level importable names defined by the repository
-  std::map<std::string, finding> imports;     // top-level module -> first import site
-  std::set<std::string> requirement_files;    // already read (for -r / -c cycles)
+  std::set<std::string> files;              // every scanned relative path
+  std::set<std::string> local_modules;      // top-level importable names defined by the repository
+  std::map<std::string, finding> imports;   // top-level module -> first import site
+  std::set<std::string> requirement_files;  // already read (for -r / -c cycles)
 
   void problem(const std::string& file, int line, std::string message) {
     fp.problems.push_back({"parse_error", "", std::move(message), file, line});

@@ -25,7 +25,8 @@ void add_python_spec(scan_state& s, std::string spec, const std::string& file, i
   if (!text::contains("," + combined + ",", "," + cleaned + ",")) combined += (combined.empty() ? "" : ",") + cleaned;
   static const std::regex exact(R"(^==(\d+)\.(\d+)(\.\d+|\.\*)?$)");
   std::smatch m;
-  if (s.fp.python.preferred.empty() && std::regex_match(cleaned, m, exact)) s.fp.python.preferred = m[1].str() + "." + m[2].str();
+  if (s.fp.python.preferred.empty() && std::regex_match(cleaned, m, exact))
+    s.fp.python.preferred = m[1].str() + "." + m[2].str();
 }
 
 }  // namespace detail
@@ -35,8 +36,8 @@ namespace {
 using detail::scan_state;
 
 bool skipped_dir(const std::string& name) {
-  static const char* const skip[] = {".git", "__pycache__", "node_modules", ".venv", "venv", "site-packages", ".tox",
-                                     ".mypy_cache", ".pytest_cache", ".eggs", ".idea", ".vscode"};
+  static const char* const skip[] = {".git", "__pycache__", "node_modules",  ".venv", "venv",  "site-packages",
+                                     ".tox", ".mypy_cache", ".pytest_cache", ".eggs", ".idea", ".vscode"};
   return std::any_of(std::begin(skip), std::end(skip), [&](const char* s) { return name == s; });
 }
 
@@ -178,10 +179,10 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
   for (const auto& [package, site] : third_party) note_cuda(package, site->file, site->line);
   for (const auto& d : fp.dependencies) {
     if (!d.local_version.empty() && text::starts_with(d.local_version, "+cu")) {
-      fp.hazards.push_back({"cuda_local_version", d.name,
-                            d.name + d.specifier + d.local_version +
-                                " pins a CUDA build; the ROCm image's build is kept instead",
-                            d.file, d.line});
+      fp.hazards.push_back(
+          {"cuda_local_version", d.name,
+           d.name + d.specifier + d.local_version + " pins a CUDA build; the ROCm image's build is kept instead",
+           d.file, d.line});
     }
   }
   fp.workload = preferred_workload(frameworks, desired);

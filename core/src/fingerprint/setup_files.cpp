@@ -89,8 +89,10 @@ void scan_setup_py(scan_state& s, const std::string& rel, std::string_view conte
       auto begin = l.begin();
       while (std::regex_search(begin, l.end(), m, ext_re)) {
         const bool cuda = m[1].str() == "CUDAExtension";
-        s.fp.kernels.push_back({cuda ? "cuda_extension" : "cpp_extension", m[2].str(), std::string(text::trim(l)), rel, ln});
-        s.fp.extensions.push_back({cuda ? "cuda_extension" : "cpp_extension", m[2].str(), "built by setup.py", rel, ln});
+        s.fp.kernels.push_back(
+            {cuda ? "cuda_extension" : "cpp_extension", m[2].str(), std::string(text::trim(l)), rel, ln});
+        s.fp.extensions.push_back(
+            {cuda ? "cuda_extension" : "cpp_extension", m[2].str(), "built by setup.py", rel, ln});
         begin = m[0].second;
       }
     }
@@ -130,7 +132,8 @@ void scan_setup_cfg(scan_state& s, const std::string& rel, std::string_view cont
       key = std::string(text::trim(t.substr(0, eq)));
       const std::string value(text::trim(t.substr(eq + 1)));
       optional = section == "options.extras_require";
-      if (section == "options" && key == "python_requires" && !value.empty()) add_python_spec(s, value, rel, ln, std::string(t));
+      if (section == "options" && key == "python_requires" && !value.empty())
+        add_python_spec(s, value, rel, ln, std::string(t));
       if (((section == "options" && key == "install_requires") || optional) && !value.empty()) {
         add_deps(s, rel, {{value, ln}}, "setup.cfg", optional);
       }

@@ -18,9 +18,13 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
-bool contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view needle) {
+  return s.find(needle) != std::string_view::npos;
+}
 
 std::vector<std::string_view> lines(std::string_view text) {
   std::vector<std::string_view> out;
@@ -97,7 +101,8 @@ bool read_file(const std::string& path, std::string& out, std::size_t max_bytes)
 std::string shell_quote(std::string_view word) {
   bool safe = !word.empty();
   for (char c : word) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=:,+@%").find(c) != std::string_view::npos)) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("-_./=:,+@%").find(c) != std::string_view::npos)) {
       safe = false;
       break;
     }

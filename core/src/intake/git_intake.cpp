@@ -64,8 +64,8 @@ int on_transfer(const git_indexer_progress* stats, void* payload) {
     st->timed_out = true;
     return -1;
   }
-  if (st->options->progress != nullptr && (now - st->last_print > std::chrono::milliseconds(100) ||
-                                           stats->received_objects == stats->total_objects)) {
+  if (st->options->progress != nullptr &&
+      (now - st->last_print > std::chrono::milliseconds(100) || stats->received_objects == stats->total_objects)) {
     st->last_print = now;
     *st->options->progress << "\rreceiving objects: " << stats->received_objects << "/" << stats->total_objects << " ("
                            << stats->received_bytes / 1024 << " KiB), indexed " << stats->indexed_objects
@@ -91,7 +91,8 @@ int on_credentials(git_credential** out, const char*, const char* username_from_
     return git_credential_userpass_plaintext_new(out, username_from_url ? username_from_url : "x-access-token",
                                                  st->token.c_str());
   }
-  if (allowed & GIT_CREDENTIAL_SSH_KEY) return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
+  if (allowed & GIT_CREDENTIAL_SSH_KEY)
+    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
   return GIT_PASSTHROUGH;
 }
 
@@ -145,7 +146,8 @@ core::result<std::string> resolve_commit(git_repository* repo, const std::string
   }
   return core::fail(core::phase::usage, "commit '" + requested + "' was not found in " + url +
                                             ": expected a commit SHA, tag or branch of that repository; run "
-                                            "`git ls-remote " + url + "` to list its refs");
+                                            "`git ls-remote " +
+                                            url + "` to list its refs");
 }
 
 core::result<void> checkout_commit(git_repository* repo, const git_oid& id) {
@@ -224,8 +226,9 @@ core::result<intake_result> acquire_repository(const std::string& source, const 
     repo_ptr probe;
     if (git_repository_open_ext(&probe.p, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
       return core::fail(core::phase::usage,
-                        path + " is not a git repository: expected a directory with a .git (or a bare repository); "
-                               "run `git init && git add -A && git commit` there, or give the repository's URL",
+                        path +
+                            " is not a git repository: expected a directory with a .git (or a bare repository); "
+                            "run `git init && git add -A && git commit` there, or give the repository's URL",
                         "", path);
     }
   }
@@ -238,7 +241,8 @@ core::result<intake_result> acquire_repository(const std::string& source, const 
   std::error_code ec;
   std::filesystem::create_directories(options.cache_dir, ec);
   if (ec) {
-    return core::fail(core::phase::io, "cannot create the clone cache: " + ec.message(), "", options.cache_dir.string());
+    return core::fail(core::phase::io, "cannot create the clone cache: " + ec.message(), "",
+                      options.cache_dir.string());
   }
   const auto dir = options.cache_dir / cache_key(parsed->redacted);
   repo_ptr repo;

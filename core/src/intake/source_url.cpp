@@ -7,9 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <regex>
 
 namespace r2r::planning {
@@ -35,7 +35,11 @@ core::result<parsed_source> parse_source(const std::string& source) {
     p.host = m[2].str();
     if (p.host.size() > 2 && p.host.front() == '[') p.host = p.host.substr(1, p.host.size() - 2);
     const std::string scheme = m[1].str();
-    p.port = m[3].matched ? std::stoi(m[3].str()) : scheme == "https" ? 443 : scheme == "http" ? 80 : scheme == "ssh" ? 22 : 9418;
+    p.port = m[3].matched        ? std::stoi(m[3].str())
+             : scheme == "https" ? 443
+             : scheme == "http"  ? 80
+             : scheme == "ssh"   ? 22
+                                 : 9418;
     return p;
   }
   if (source.rfind("file://", 0) == 0) {
@@ -44,8 +48,8 @@ core::result<parsed_source> parse_source(const std::string& source) {
     p.redacted = source;
     const std::filesystem::path path = source.substr(7);
     if (!std::filesystem::exists(path)) {
-      return core::fail(core::phase::usage, "no such path: " + path.string() +
-                                                " (from " + source + "); expected an existing git repository");
+      return core::fail(core::phase::usage, "no such path: " + path.string() + " (from " + source +
+                                                "); expected an existing git repository");
     }
     return p;
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // render_dockerfile(): plan.json -> Dockerfile. The build context is the plan's output directory:
-// `repo/` holds the repository at the pinned commit. Order: pinned base, labels (source, commit),
+// `repo.tar` holds the repository at the pinned commit (ADD extracts it). Order: pinned base, labels (source, commit),
 // target arch environment, repository, patch, install steps (one RUN each, in plan order), and the
 // workload as the default command.
 #include <r2r/planning/plan.hpp>
@@ -11,7 +11,9 @@ namespace r2r::planning {
 namespace {
 
 /// JSON string literal, which is also a valid Dockerfile exec-form/LABEL string.
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
 
 }  // namespace
 
@@ -26,13 +28,14 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
     d << "# Base image given with --base-image (ranker recommendation: "
       << (base["recommended"].is_string() ? base["recommended"].get<std::string>() : "none") << ")\n";
   } else {
-    for (const auto& r : base.value("reasons", nlohmann::json::array())) d << "# base: " << r.get<std::string>() << "\n";
+    for (const auto& r : base.value("reasons", nlohmann::json::array()))
+      d << "# base: " << r.get<std::string>() << "\n";
   }
   const std::string ref = base.value("ref", "");
   d << "FROM " << (ref.empty() ? "scratch" : ref) << "\n\n";
   d << "LABEL org.opencontainers.image.source=" << quoted(repo.value("url", ""))
-    << " org.opencontainers.image.revision=" << quoted(commit) << " dev.repo2rocm.arch=" << quoted(plan.value("arch", ""))
-    << "\n";
+    << " org.opencontainers.image.revision=" << quoted(commit)
+    << " dev.repo2rocm.arch=" << quoted(plan.value("arch", "")) << "\n";
   const auto& env = plan.value("env", nlohmann::json::object());
   if (!env.empty()) {
     d << "ENV";
@@ -40,7 +43,7 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
     d << "\n";
   }
   d << "\n# The repository at the pinned commit.\n";
-  d << "COPY repo/ /workspace/repo/\nWORKDIR /workspace/repo\n";
+  d << "ADD repo.tar /workspace/repo/\nWORKDIR /workspace/repo\n";
   if (!patch_file.empty()) {
     d << "\n# The port's patch.\nCOPY " << patch_file << " /tmp/r2r.patch\nRUN patch -p1 < /tmp/r2r.patch\n";
   }
@@ -52,7 +55,8 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
   const auto& w = plan.at("workload");
   if (w.is_null()) {
     d << "# No runnable workload command was found (see plan.json hazards: no_workload).\n";
-    d << "CMD [\"/bin/sh\", \"-c\", " << quoted("echo 'repo2rocm: no workload command; see plan.json' >&2; exit 2") << "]\n";
+    d << "CMD [\"/bin/sh\", \"-c\", " << quoted("echo 'repo2rocm: no workload command; see plan.json' >&2; exit 2")
+      << "]\n";
   } else {
     d << "# Workload (" << w.value("kind", "") << "): " << w.value("reason", "") << "\n";
     d << "CMD [\"/bin/sh\", \"-c\", " << quoted(w.at("command").get<std::string>()) << "]\n";

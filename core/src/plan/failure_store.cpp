@@ -8,7 +8,9 @@
 
 namespace r2r::planning {
 namespace {
-std::filesystem::path file_of(const std::filesystem::path& dir) { return dir / "image-failures.json"; }
+std::filesystem::path file_of(const std::filesystem::path& dir) {
+  return dir / "image-failures.json";
+}
 }  // namespace
 
 nlohmann::json load_image_failures(const std::filesystem::path& state_dir) {
@@ -36,7 +38,8 @@ int record_image_failure(const std::filesystem::path& state_dir, const std::stri
     }
   }
   if (!doc.contains("failures") || !doc["failures"].is_array()) doc["failures"] = nlohmann::json::array();
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   int count = 1;
   bool found = false;
   for (auto& f : doc["failures"]) {
@@ -48,7 +51,8 @@ int record_image_failure(const std::filesystem::path& state_dir, const std::stri
       found = true;
     }
   }
-  if (!found) doc["failures"].push_back({{"arch", arch}, {"ref", ref}, {"count", 1}, {"kind", kind}, {"last_seen", now}});
+  if (!found)
+    doc["failures"].push_back({{"arch", arch}, {"ref", ref}, {"count", 1}, {"kind", kind}, {"last_seen", now}});
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   const auto tmp = file_of(state_dir).string() + ".tmp";

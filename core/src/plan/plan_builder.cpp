@@ -18,15 +18,23 @@ namespace text = planning::text;
 
 const char* const constraints_file = "/opt/r2r/image-constraints.txt";
 
-json hazard(std::string kind, std::string severity, std::string detail, std::string file, int line, std::string action) {
-  return {{"kind", std::move(kind)}, {"severity", std::move(severity)}, {"detail", std::move(detail)},
-          {"file", std::move(file)}, {"line", line},                   {"action", std::move(action)}};
+json hazard(std::string kind, std::string severity, std::string detail, std::string file, int line,
+            std::string action) {
+  return {{"kind", std::move(kind)},
+          {"severity", std::move(severity)},
+          {"detail", std::move(detail)},
+          {"file", std::move(file)},
+          {"line", line},
+          {"action", std::move(action)}};
 }
 
-std::string arch_or_env(const std::string& arch) { return arch.empty() ? "$PYTORCH_ROCM_ARCH" : arch; }
+std::string arch_or_env(const std::string& arch) {
+  return arch.empty() ? "$PYTORCH_ROCM_ARCH" : arch;
+}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) s.replace(pos, from.size(), to);
+  for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
+    s.replace(pos, from.size(), to);
   return s;
 }
 
@@ -49,7 +57,9 @@ std::string number_text(double v) {
   return o.str();
 }
 
-json where(const std::string& file, int line) { return {{"file", file}, {"line", line}}; }
+json where(const std::string& file, int line) {
+  return {{"file", file}, {"line", line}};
+}
 
 // Metric classes and their default tolerances (docs/planning.md, ROCM.md "Mode 2").
 struct metric_class {
@@ -59,7 +69,8 @@ struct metric_class {
   double tolerance;
 };
 metric_class class_of(const std::string& metric) {
-  static const std::set<std::string> accuracy = {"accuracy", "top-5", "f1", "bleu", "rouge", "rouge-l", "miou", "map", "auc"};
+  static const std::set<std::string> accuracy = {"accuracy", "top-5", "f1",  "bleu", "rouge",
+                                                 "rouge-l",  "miou",  "map", "auc"};
   if (accuracy.count(metric)) return {"accuracy", "higher", "absolute", 3.0};
   if (metric == "loss" || metric == "perplexity") return {"loss", "lower", "relative", 0.05};
   if (metric == "speedup") return {"ratio", "higher", "relative", 0.15};
@@ -79,7 +90,9 @@ json choose_metric(const fingerprint& fp, json& note) {
   if (distinct.size() > 1) {
     std::string list;
     for (const auto& [key, m] : distinct) {
-      if (list.size() < 200) list += (list.empty() ? "" : "; ") + key.first + " " + number_text(key.second) + " (" + m->file + ":" + std::to_string(m->line) + ")";
+      if (list.size() < 200)
+        list += (list.empty() ? "" : "; ") + key.first + " " + number_text(key.second) + " (" + m->file + ":" +
+                std::to_string(m->line) + ")";
     }
     note = "ambiguous: the README states " + std::to_string(distinct.size()) +
            " metric values, so none is taken as the target: " + list;
@@ -88,14 +101,10 @@ json choose_metric(const fingerprint& fp, json& note) {
   const metric_claim& m = *distinct.begin()->second;
   const auto cls = class_of(m.name);
   note = "the README states exactly one metric value";
-  return {{"name", m.name},
-          {"value", m.value},
-          {"unit", m.unit},
-          {"direction", cls.direction},
-          {"class", cls.name},
-          {"tolerance", {{"kind", cls.tolerance_kind}, {"value", cls.tolerance}}},
-          {"text", m.text},
-          {"file", m.file},
+  return {{"name", m.name},    {"value", m.value},
+          {"unit", m.unit},    {"direction", cls.direction},
+          {"class", cls.name}, {"tolerance", {{"kind", cls.tolerance_kind}, {"value", cls.tolerance}}},
+          {"text", m.text},    {"file", m.file},
           {"line", m.line}};
 }
 
@@ -116,10 +125,12 @@ json choose_workload(const fingerprint& fp, json& rejected) {
   }
   if (best == nullptr) return nullptr;
   const std::string reason = best->source == "readme" ? "the README's " + best->kind + " command"
-                             : best->source == "scripts" ? "the repository's " + best->kind + " script"
-                                                         : "a " + best->kind + " script with a __main__ block and no required arguments";
-  return {{"command", best->command}, {"kind", best->kind},  {"launcher", best->launcher}, {"source", best->source},
-          {"file", best->file},       {"line", best->line},  {"reason", reason}};
+                             : best->source == "scripts"
+                                 ? "the repository's " + best->kind + " script"
+                                 : "a " + best->kind + " script with a __main__ block and no required arguments";
+  return {{"command", best->command}, {"kind", best->kind}, {"launcher", best->launcher},
+          {"source", best->source},   {"file", best->file}, {"line", best->line},
+          {"reason", reason}};
 }
 
 }  // namespace
@@ -137,7 +148,8 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   json top3 = json::array();
   for (std::size_t i = 0; i < candidates.size() && i < 3; ++i) {
     const auto& c = candidates[i];
-    top3.push_back({{"ref", c.at("ref")}, {"score", c.at("score")}, {"reasons", c.at("reasons")}, {"risks", c.at("risks")}});
+    top3.push_back(
+        {{"ref", c.at("ref")}, {"score", c.at("score")}, {"reasons", c.at("reasons")}, {"risks", c.at("risks")}});
   }
   plan["candidates"] = top3;
   std::set<std::string> inventory;
@@ -148,18 +160,21 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                           {"recommended", candidates.empty() ? json(nullptr) : candidates[0].at("ref")}};
   } else if (!candidates.empty()) {
     const auto& c = candidates[0];
-    plan["base_image"] = {{"ref", c.at("ref")}, {"image", c.at("image")}, {"tag", c.at("tag")}, {"source", "ranker"},
-                          {"score", c.at("score")}, {"reasons", c.at("reasons")}, {"risks", c.at("risks")}};
+    plan["base_image"] = {{"ref", c.at("ref")},    {"image", c.at("image")}, {"tag", c.at("tag")},
+                          {"source", "ranker"},    {"score", c.at("score")}, {"reasons", c.at("reasons")},
+                          {"risks", c.at("risks")}};
     if (c.contains("digest")) plan["base_image"]["digest"] = c.at("digest");
     for (const auto& o : c.at("overlap")) inventory.insert(o.get<std::string>());
   } else {
     plan["base_image"] = {{"ref", ""}, {"source", "none"}, {"reasons", json::array()}};
     std::string why = "no catalog image passed the hard filters for arch '" + in.arch + "'";
     for (const auto& r : in.ranking.value("rejected", json::array())) {
-      why += "; " + r.value("image", "") + (r.contains("tag") ? ":" + r.value("tag", "") : "") + ": " + r.at("reasons").at(0).get<std::string>();
+      why += "; " + r.value("image", "") + (r.contains("tag") ? ":" + r.value("tag", "") : "") + ": " +
+             r.at("reasons").at(0).get<std::string>();
       if (why.size() > 600) break;
     }
-    hazards.push_back(hazard("no_base_image", "blocking", why, "", 0, "add an image for this arch to the catalog or pass --base-image"));
+    hazards.push_back(hazard("no_base_image", "blocking", why, "", 0,
+                             "add an image for this arch to the catalog or pass --base-image"));
   }
 
   // Install steps.
@@ -168,7 +183,10 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   json kernel_builds = json::array();
   steps.push_back({{"id", "image-constraints"},
                    {"kind", "constraints"},
-                   {"command", std::string("mkdir -p /opt/r2r && (pip freeze | grep -iE '^(torch|torchvision|torchaudio|triton|pytorch-triton-rocm|jax|jaxlib|tensorflow|vllm|sglang|flashinfer)==' || true) > ") + constraints_file},
+                   {"command", std::string("mkdir -p /opt/r2r && (pip freeze | grep -iE "
+                                           "'^(torch|torchvision|torchaudio|triton|pytorch-triton-rocm|jax|jaxlib|"
+                                           "tensorflow|vllm|sglang|flashinfer)==' || true) > ") +
+                                   constraints_file},
                    {"reason", "record the base image's ROCm framework builds so no later step can replace them"}});
   std::vector<std::string> pip_args;
   json pip_from = json::array();
@@ -177,7 +195,8 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   std::vector<json> special_steps;
   for (const auto& idx : fp.index_urls) {
     if (idx.kind == "cuda_index") {
-      hazards.push_back(hazard("cuda_index", "info", idx.detail + ": " + idx.name, idx.file, idx.line, "dropped from the install steps"));
+      hazards.push_back(hazard("cuda_index", "info", idx.detail + ": " + idx.name, idx.file, idx.line,
+                               "dropped from the install steps"));
     } else if (idx.name.find("://") != std::string::npos) {
       pip_args.push_back("--extra-index-url " + text::shell_quote(idx.name));
     }
@@ -188,13 +207,20 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
     const auto* rule = k.rule_for(d.name);
     const std::string action = rule ? rule->action : "";
     if (action == "keep_image") {
-      skipped.push_back({{"name", d.name}, {"action", action}, {"reason", "kept from the base image: " + rule->note}, {"file", d.file}, {"line", d.line}});
+      skipped.push_back({{"name", d.name},
+                         {"action", action},
+                         {"reason", "kept from the base image: " + rule->note},
+                         {"file", d.file},
+                         {"line", d.line}});
     } else if (action == "never") {
-      skipped.push_back({{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
+      skipped.push_back(
+          {{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
       hazards.push_back(hazard("nvidia_wheel", "info", d.name + ": " + rule->note, d.file, d.line, "never installed"));
     } else if (action == "no_rocm") {
-      skipped.push_back({{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
-      hazards.push_back(hazard("no_rocm_build", "blocking", d.name + ": " + rule->note, d.file, d.line, "port the code that uses it"));
+      skipped.push_back(
+          {{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
+      hazards.push_back(hazard("no_rocm_build", "blocking", d.name + ": " + rule->note, d.file, d.line,
+                               "port the code that uses it"));
     } else if (action == "replace" || action == "rocm_build") {
       const std::string key = rule->with.empty() ? d.name : rule->with;
       if (special.insert(key).second) {
@@ -205,17 +231,29 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                      {"reason", rule->note},
                      {"from", json::array({where(d.file, d.line)})}};
         if (action == "rocm_build") {
-          kernel_builds.push_back({{"kind", "package"}, {"name", d.name}, {"step", step["id"]}, {"note", rule->note}, {"file", d.file}, {"line", d.line}});
+          kernel_builds.push_back({{"kind", "package"},
+                                   {"name", d.name},
+                                   {"step", step["id"]},
+                                   {"note", rule->note},
+                                   {"file", d.file},
+                                   {"line", d.line}});
         } else {
-          hazards.push_back(hazard("substitution", "info", d.name + " -> " + rule->with + ": " + rule->note, d.file, d.line, "recorded substitution"));
+          hazards.push_back(hazard("substitution", "info", d.name + " -> " + rule->with + ": " + rule->note, d.file,
+                                   d.line, "recorded substitution"));
         }
         special_steps.push_back(std::move(step));
       }
     } else if (inventory.count(d.name) && d.specifier.empty() && d.url.empty()) {
-      skipped.push_back({{"name", d.name}, {"action", "preinstalled"}, {"reason", "already in the base image"}, {"file", d.file}, {"line", d.line}});
+      skipped.push_back({{"name", d.name},
+                         {"action", "preinstalled"},
+                         {"reason", "already in the base image"},
+                         {"file", d.file},
+                         {"line", d.line}});
     } else {
       if (!d.local_version.empty()) {
-        hazards.push_back(hazard("cuda_local_version", "info", d.name + d.specifier + d.local_version + " selects a CUDA build", d.file, d.line, "installed without the local version label"));
+        hazards.push_back(hazard("cuda_local_version", "info",
+                                 d.name + d.specifier + d.local_version + " selects a CUDA build", d.file, d.line,
+                                 "installed without the local version label"));
       }
       pip_args.push_back(text::shell_quote(requirement_text(d)));
       pip_from.push_back(where(d.file, d.line));
@@ -233,9 +271,12 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
       if (rule->action == "rocm_build" || rule->action == "replace") {
         const std::string key = rule->with.empty() ? p : rule->with;
         if (special.insert(key).second) {
-          special_steps.push_back({{"id", (rule->action == "replace" ? "replace-" : "build-") + key}, {"kind", rule->action},
+          special_steps.push_back({{"id", (rule->action == "replace" ? "replace-" : "build-") + key},
+                                   {"kind", rule->action},
                                    {"command", replace_all(rule->install, "{arch}", arch_or_env(in.arch))},
-                                   {"packages", {p}}, {"reason", rule->note}, {"from", json::array()}});
+                                   {"packages", {p}},
+                                   {"reason", rule->note},
+                                   {"from", json::array()}});
         }
       } else {
         skipped.push_back({{"name", p}, {"action", rule->action}, {"reason", rule->note}, {"file", ""}, {"line", 0}});
@@ -250,9 +291,13 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   if (has_packages) {
     std::string cmd = std::string("pip install --no-cache-dir -c ") + constraints_file;
     for (const auto& a : pip_args) cmd += " " + a;
-    steps.push_back({{"id", "pip-dependencies"}, {"kind", "pip"}, {"command", cmd},
-                     {"reason", "the repository's declared dependencies, without CUDA wheels, CUDA indices or framework reinstalls"},
-                     {"from", pip_from}});
+    steps.push_back(
+        {{"id", "pip-dependencies"},
+         {"kind", "pip"},
+         {"command", cmd},
+         {"reason",
+          "the repository's declared dependencies, without CUDA wheels, CUDA indices or framework reinstalls"},
+         {"from", pip_from}});
   }
   for (auto& s : special_steps) steps.push_back(std::move(s));
   std::vector<std::string> extension_names;
@@ -264,26 +309,36 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
     for (const auto& d : fp.dependencies) {
       if (d.source != "build-system") continue;
       const auto* rule = k.rule_for(d.name);
-      if (rule == nullptr && d.name != "setuptools" && d.name != "wheel") build_reqs.push_back(text::shell_quote(requirement_text(d)));
+      if (rule == nullptr && d.name != "setuptools" && d.name != "wheel")
+        build_reqs.push_back(text::shell_quote(requirement_text(d)));
     }
     if (!build_reqs.empty()) {
       std::string cmd = std::string("pip install --no-cache-dir -c ") + constraints_file;
       for (const auto& b : build_reqs) cmd += " " + b;
-      steps.push_back({{"id", "build-requirements"}, {"kind", "pip"}, {"command", cmd},
-                       {"reason", "build backend requirements (the repository is installed without build isolation so it builds against the image's torch)"}});
+      steps.push_back({{"id", "build-requirements"},
+                       {"kind", "pip"},
+                       {"command", cmd},
+                       {"reason",
+                        "build backend requirements (the repository is installed without build isolation so it builds "
+                        "against the image's torch)"}});
     }
     const bool kernels = !extension_names.empty();
     steps.push_back({{"id", kernels ? "build-repository-extensions" : "install-repository"},
                      {"kind", kernels ? "kernel_build" : "repo_install"},
-                     {"command", std::string("pip install --no-cache-dir --no-build-isolation --no-deps -c ") + constraints_file + " -e ."},
+                     {"command", std::string("pip install --no-cache-dir --no-build-isolation --no-deps -c ") +
+                                     constraints_file + " -e ."},
                      {"reason", kernels ? "builds the repository's CUDAExtension(s) for " + arch_or_env(in.arch) +
                                               "; torch.utils.cpp_extension hipifies the .cu sources on ROCm PyTorch"
                                         : "installs the repository itself (" + fp.build_system + ")"}});
     if (kernels) {
       for (const auto& e : fp.extensions) {
         if (e.kind == "cuda_extension") {
-          kernel_builds.push_back({{"kind", "setup_extension"}, {"name", e.name}, {"step", "build-repository-extensions"},
-                                   {"note", "hipified and compiled with --offload-arch=" + arch_or_env(in.arch)}, {"file", e.file}, {"line", e.line}});
+          kernel_builds.push_back({{"kind", "setup_extension"},
+                                   {"name", e.name},
+                                   {"step", "build-repository-extensions"},
+                                   {"note", "hipified and compiled with --offload-arch=" + arch_or_env(in.arch)},
+                                   {"file", e.file},
+                                   {"line", e.line}});
         }
       }
     }
@@ -292,14 +347,23 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   bool standalone = false;
   for (const auto& kf : fp.kernels) {
     if (kf.kind == "load_inline" || kf.kind == "cpp_extension_load") {
-      kernel_builds.push_back({{"kind", "jit"}, {"name", kf.name}, {"step", nullptr},
-                               {"note", "compiled at first use by torch.utils.cpp_extension for PYTORCH_ROCM_ARCH (hipified automatically)"},
-                               {"file", kf.file}, {"line", kf.line}});
+      kernel_builds.push_back(
+          {{"kind", "jit"},
+           {"name", kf.name},
+           {"step", nullptr},
+           {"note",
+            "compiled at first use by torch.utils.cpp_extension for PYTORCH_ROCM_ARCH (hipified automatically)"},
+           {"file", kf.file},
+           {"line", kf.line}});
       jit_files.insert(kf.file);
     } else if (kf.kind == "triton_jit") {
-      kernel_builds.push_back({{"kind", "triton"}, {"name", kf.name}, {"step", nullptr},
-                               {"note", "compiled at run time by the image's Triton (AMD backend); check block sizes for wave64"},
-                               {"file", kf.file}, {"line", kf.line}});
+      kernel_builds.push_back(
+          {{"kind", "triton"},
+           {"name", kf.name},
+           {"step", nullptr},
+           {"note", "compiled at run time by the image's Triton (AMD backend); check block sizes for wave64"},
+           {"file", kf.file},
+           {"line", kf.line}});
     } else if (kf.kind == "cuda_source") {
       standalone = true;
     }
@@ -320,7 +384,8 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                              device ? "review in the kernel port" : "patch in the execution stage"));
   }
   for (const auto& p : fp.problems) {
-    hazards.push_back(hazard("malformed_file", "warning", p.detail, p.file, p.line, "fix the file; its entries were skipped"));
+    hazards.push_back(
+        hazard("malformed_file", "warning", p.detail, p.file, p.line, "fix the file; its entries were skipped"));
   }
 
   // Workload, validation, metric.
@@ -328,32 +393,54 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   plan["workload"] = choose_workload(fp, rejected);
   plan["rejected_commands"] = rejected;
   if (plan["workload"].is_null()) {
-    hazards.push_back(hazard("no_workload", "blocking",
-                             "no runnable official command: the README, scripts/ and __main__ files give none that runs "
-                             "training, inference or evaluation without usage-only flags",
-                             "", 0, "name the workload command for the execution stage"));
+    hazards.push_back(
+        hazard("no_workload", "blocking",
+               "no runnable official command: the README, scripts/ and __main__ files give none that runs "
+               "training, inference or evaluation without usage-only flags",
+               "", 0, "name the workload command for the execution stage"));
   }
   plan["hazards"] = hazards;
   plan["env"] = json::object();
   if (!in.arch.empty()) {
-    plan["env"] = {{"PYTORCH_ROCM_ARCH", in.arch}, {"GPU_ARCHS", in.arch}, {"HIPCC_COMPILE_FLAGS_APPEND", "--offload-arch=" + in.arch}};
+    plan["env"] = {{"PYTORCH_ROCM_ARCH", in.arch},
+                   {"GPU_ARCHS", in.arch},
+                   {"HIPCC_COMPILE_FLAGS_APPEND", "--offload-arch=" + in.arch}};
   }
   json checks = json::array();
   const bool torch = std::find(fp.frameworks.begin(), fp.frameworks.end(), "torch") != fp.frameworks.end();
   const bool jax = std::find(fp.frameworks.begin(), fp.frameworks.end(), "jax") != fp.frameworks.end();
   if (torch) {
-    checks.push_back({{"name", "rocm_torch"}, {"command", "python -c \"import torch; assert torch.version.hip, 'torch is not a ROCm build'; print(torch.version.hip)\""}, {"expect", "exit 0; prints the HIP version"}});
+    checks.push_back({{"name", "rocm_torch"},
+                      {"command",
+                       "python -c \"import torch; assert torch.version.hip, 'torch is not a ROCm build'; "
+                       "print(torch.version.hip)\""},
+                      {"expect", "exit 0; prints the HIP version"}});
     if (!in.arch.empty()) {
-      checks.push_back({{"name", "gpu_arch"}, {"command", "python -c \"import torch; n = torch.cuda.get_device_properties(0).gcnArchName; assert n.startswith('" + in.arch + "'), n\""}, {"expect", "exit 0 on a " + in.arch + " device"}});
+      checks.push_back(
+          {{"name", "gpu_arch"},
+           {"command",
+            "python -c \"import torch; n = torch.cuda.get_device_properties(0).gcnArchName; assert n.startswith('" +
+                in.arch + "'), n\""},
+           {"expect", "exit 0 on a " + in.arch + " device"}});
     }
   }
-  if (jax) checks.push_back({{"name", "rocm_jax"}, {"command", "python -c \"import jax; d = jax.devices(); assert d[0].platform in ('gpu', 'rocm'), d\""}, {"expect", "exit 0"}});
-  checks.push_back({{"name", "no_nvidia_wheels"}, {"command", "sh -c \"! pip list --format=freeze | grep -iE '^nvidia-|[+]cu[0-9]+'\""}, {"expect", "exit 0: no NVIDIA wheel or +cuXXX build is installed"}});
+  if (jax)
+    checks.push_back(
+        {{"name", "rocm_jax"},
+         {"command", "python -c \"import jax; d = jax.devices(); assert d[0].platform in ('gpu', 'rocm'), d\""},
+         {"expect", "exit 0"}});
+  checks.push_back({{"name", "no_nvidia_wheels"},
+                    {"command", "sh -c \"! pip list --format=freeze | grep -iE '^nvidia-|[+]cu[0-9]+'\""},
+                    {"expect", "exit 0: no NVIDIA wheel or +cuXXX build is installed"}});
   for (const auto& name : extension_names) {
-    checks.push_back({{"name", "extension_" + name}, {"command", "python -c \"import " + name + "\""}, {"expect", "the built extension imports"}});
+    checks.push_back({{"name", "extension_" + name},
+                      {"command", "python -c \"import " + name + "\""},
+                      {"expect", "the built extension imports"}});
   }
   if (!plan["workload"].is_null()) {
-    checks.push_back({{"name", "kernel_trace"}, {"command", "rocprofv3 --kernel-trace --output-format csv -d /tmp/r2r-trace -- " + plan["workload"]["command"].get<std::string>()},
+    checks.push_back({{"name", "kernel_trace"},
+                      {"command", "rocprofv3 --kernel-trace --output-format csv -d /tmp/r2r-trace -- " +
+                                      plan["workload"]["command"].get<std::string>()},
                       {"expect", "the workload exits 0 and the trace lists kernel dispatches on the GPU agent"}});
   }
   plan["validation"] = checks;

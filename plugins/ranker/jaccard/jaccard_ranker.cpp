@@ -35,7 +35,9 @@ std::string fixed(double v, int digits = 2) {
   return o.str();
 }
 
-double round4(double v) { return std::round(v * 10000.0) / 10000.0; }
+double round4(double v) {
+  return std::round(v * 10000.0) / 10000.0;
+}
 
 std::string join(const std::vector<std::string>& items, std::size_t max_items = 8) {
   std::string out;
@@ -155,8 +157,8 @@ sdk::ranker::rank_response jaccard_ranker::rank(const rank_request& req) {
           if (!rocm_v) {
             why_not.push_back("ROCm version unknown; " + arch + " needs ROCm >= " + arch_info->second.min_rocm);
           } else if (compare_versions(*rocm_v, *min_rocm) < 0) {
-            why_not.push_back("ROCm " + fields.rocm + " is older than the ROCm " + arch_info->second.min_rocm + " that " +
-                              arch + " needs");
+            why_not.push_back("ROCm " + fields.rocm + " is older than the ROCm " + arch_info->second.min_rocm +
+                              " that " + arch + " needs");
           }
         }
       }
@@ -261,8 +263,8 @@ sdk::ranker::rank_response jaccard_ranker::rank(const rank_request& req) {
   for (std::size_t i = 0; i < chosen.size() && i < limit; ++i) out.candidates.push_back(std::move(chosen[i].c));
   if (host_.enabled(sdk::log_level::debug)) {
     host_.debug("ranked " + std::to_string(req.catalog.images.size()) + " images for arch '" + arch +
-                               "': " + std::to_string(out.candidates.size()) + " candidates, " +
-                               std::to_string(out.rejected.size()) + " rejected tags");
+                "': " + std::to_string(out.candidates.size()) + " candidates, " + std::to_string(out.rejected.size()) +
+                " rejected tags");
   }
   return out;
 }

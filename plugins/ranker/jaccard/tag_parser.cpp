@@ -54,7 +54,7 @@ sdk::ranker::tag_fields parse_tag(std::string_view tag) {
   static const std::regex gfx_re(R"(^gfx[0-9a-f]+$)");
   static const std::regex framework_re(R"(^(pytorch|torch|vllm|jax|tf|tensorflow|sglang|onnxruntime)(\d+(?:\.\d+)+)$)");
   static const std::map<std::string, std::string> framework_key = {
-      {"pytorch", "torch"}, {"torch", "torch"},   {"vllm", "vllm"},     {"jax", "jax"},
+      {"pytorch", "torch"}, {"torch", "torch"},           {"vllm", "vllm"},     {"jax", "jax"},
       {"tf", "tensorflow"}, {"tensorflow", "tensorflow"}, {"sglang", "sglang"}, {"onnxruntime", "onnxruntime"}};
   sdk::ranker::tag_fields f;
   const auto tokens = tag_tokens(tag);

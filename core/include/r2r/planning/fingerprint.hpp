@@ -26,14 +26,14 @@ struct finding {
 };
 
 struct dependency {
-  std::string name;          // PEP 503-normalised distribution name
-  std::string specifier;     // PEP 440 specifier, e.g. ">=2.0,<3"; empty: any
+  std::string name;       // PEP 503-normalised distribution name
+  std::string specifier;  // PEP 440 specifier, e.g. ">=2.0,<3"; empty: any
   std::vector<std::string> extras;
-  std::string marker;        // environment marker text, e.g. "python_version < '3.10'"
-  std::string local_version; // "+cu118" style local label when pinned with one
-  std::string source;        // requirements, constraints, setup.py, setup.cfg, pyproject, poetry, build-system, conda, import
-  std::string url;           // direct reference (name @ url, git+…), when given
-  bool optional = false;     // optional-dependencies / extras_require / dev groups
+  std::string marker;         // environment marker text, e.g. "python_version < '3.10'"
+  std::string local_version;  // "+cu118" style local label when pinned with one
+  std::string source;  // requirements, constraints, setup.py, setup.cfg, pyproject, poetry, build-system, conda, import
+  std::string url;     // direct reference (name @ url, git+…), when given
+  bool optional = false;  // optional-dependencies / extras_require / dev groups
   std::string file;
   int line = 0;
 };
@@ -50,10 +50,10 @@ struct entry_point {
 };
 
 struct metric_claim {
-  std::string name;       // canonical metric name, e.g. "accuracy"
+  std::string name;  // canonical metric name, e.g. "accuracy"
   double value = 0;
-  std::string unit;       // "%", "x" or empty
-  std::string text;       // the README line
+  std::string unit;  // "%", "x" or empty
+  std::string text;  // the README line
   std::string file;
   int line = 0;
 };
@@ -65,28 +65,29 @@ struct python_requirement {
 };
 
 struct fingerprint {
-  std::string source;  // what the user gave
-  std::string url;     // the clone URL (credentials removed)
-  std::string commit;  // resolved SHA
+  std::string source;                   // what the user gave
+  std::string url;                      // the clone URL (credentials removed)
+  std::string commit;                   // resolved SHA
   std::vector<std::string> frameworks;  // sorted: torch, jax, tensorflow, vllm, sglang, onnxruntime, ...
   std::vector<finding> framework_evidence;
   std::vector<dependency> dependencies;  // every declared dependency, in file order
   std::vector<finding> index_urls;       // kind "cuda_index" or "index"
   std::vector<finding> cuda_packages;    // name = package, kind = knowledge action
-  std::vector<finding> kernels;          // cuda_source, load_inline, cpp_extension_load, cuda_extension, cpp_extension, triton_jit
-  std::vector<finding> extensions;       // name = extension module built by setup.py (CUDAExtension/CppExtension)
-  std::vector<finding> hazards;          // python and device-code hazards
-  std::vector<finding> dockerfiles;      // kind "cuda_base" for FROM nvidia/cuda..., else "base"
+  std::vector<finding>
+      kernels;  // cuda_source, load_inline, cpp_extension_load, cuda_extension, cpp_extension, triton_jit
+  std::vector<finding> extensions;   // name = extension module built by setup.py (CUDAExtension/CppExtension)
+  std::vector<finding> hazards;      // python and device-code hazards
+  std::vector<finding> dockerfiles;  // kind "cuda_base" for FROM nvidia/cuda..., else "base"
   std::vector<entry_point> entry_points;
-  std::vector<finding> assets;           // download_url, hf_model, hf_dataset, gdrive
-  std::vector<metric_claim> metrics;     // README metric claims (all of them; the plan decides)
+  std::vector<finding> assets;        // download_url, hf_model, hf_dataset, gdrive
+  std::vector<metric_claim> metrics;  // README metric claims (all of them; the plan decides)
   python_requirement python;
-  std::vector<std::string> imports;         // third-party top-level imports (stdlib and local modules removed)
-  std::vector<std::string> desired_packages;// normalised names the ranker scores against
-  std::string workload;                     // preferred image workload kind (pytorch, vllm, jax, ...)
-  bool installable = false;                 // setup.py or a pyproject build-system: `pip install .` works
-  std::string build_system;                 // setuptools, poetry, pep517, none
-  std::vector<finding> problems;            // malformed files: kind "parse_error"
+  std::vector<std::string> imports;           // third-party top-level imports (stdlib and local modules removed)
+  std::vector<std::string> desired_packages;  // normalised names the ranker scores against
+  std::string workload;                       // preferred image workload kind (pytorch, vllm, jax, ...)
+  bool installable = false;                   // setup.py or a pyproject build-system: `pip install .` works
+  std::string build_system;                   // setuptools, poetry, pep517, none
+  std::vector<finding> problems;              // malformed files: kind "parse_error"
   std::size_t files_scanned = 0;
 };
 

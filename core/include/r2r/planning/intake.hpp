@@ -26,12 +26,12 @@
 namespace r2r::planning {
 
 struct intake_options {
-  std::string commit;                    // SHA, tag or branch; empty: default branch
-  std::filesystem::path cache_dir;       // required: where clones are kept
+  std::string commit;               // SHA, tag or branch; empty: default branch
+  std::filesystem::path cache_dir;  // required: where clones are kept
   std::string token_env = "R2R_GIT_TOKEN";
   std::chrono::milliseconds connect_timeout{10000};
   std::chrono::milliseconds transfer_timeout{600000};
-  std::ostream* progress = nullptr;      // clone/fetch progress lines (give stderr when it is a terminal)
+  std::ostream* progress = nullptr;  // clone/fetch progress lines (give stderr when it is a terminal)
 };
 
 struct submodule_checkout {
@@ -41,12 +41,12 @@ struct submodule_checkout {
 };
 
 struct intake_result {
-  std::string source;                // as given
-  std::string url;                   // clone URL without credentials
-  std::filesystem::path worktree;    // checked out at `commit`
-  std::string commit;                // 40-hex SHA
-  std::string requested;             // the --commit text, empty when none
-  bool reused_cache = false;         // true: fetched into an existing clone
+  std::string source;              // as given
+  std::string url;                 // clone URL without credentials
+  std::filesystem::path worktree;  // checked out at `commit`
+  std::string commit;              // 40-hex SHA
+  std::string requested;           // the --commit text, empty when none
+  bool reused_cache = false;       // true: fetched into an existing clone
   std::vector<submodule_checkout> submodules;
 };
 

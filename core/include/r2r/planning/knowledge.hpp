@@ -22,12 +22,12 @@ struct package_rule {
 };
 
 struct knowledge {
-  std::set<std::string> stdlib;                            // top-level standard-library modules
-  std::map<std::string, std::string> import_to_package;    // "cv2" -> "opencv-python"
+  std::set<std::string> stdlib;                                // top-level standard-library modules
+  std::map<std::string, std::string> import_to_package;        // "cv2" -> "opencv-python"
   std::map<std::string, std::vector<std::string>> frameworks;  // "torch" -> {"torch", "lightning", ...}
-  std::map<std::string, package_rule> packages;            // normalised name -> rule
-  std::map<std::string, package_rule> prefixes;            // "nvidia-" -> rule
-  nlohmann::json catalog;                                  // configs/images/rocm.json
+  std::map<std::string, package_rule> packages;                // normalised name -> rule
+  std::map<std::string, package_rule> prefixes;                // "nvidia-" -> rule
+  nlohmann::json catalog;                                      // configs/images/rocm.json
 
   /// The rule for a normalised package name (exact name first, then the longest prefix), or null.
   const package_rule* rule_for(std::string_view normalised_name) const;

@@ -33,7 +33,7 @@ struct plan_inputs {
 nlohmann::json build_plan(const plan_inputs& in, const knowledge& k);
 
 /// Renders the Dockerfile of a plan. The build context is the output directory: the repository at
-/// the pinned commit in `repo/`, and `patch_file` (relative to the context) when not empty.
+/// the pinned commit in `repo.tar` (extracted by ADD), and `patch_file` (relative to the context) when not empty.
 std::string render_dockerfile(const nlohmann::json& plan, const std::string& patch_file = "");
 
 /// The ranker request for a fingerprint (self-contained: the catalog travels in it).

@@ -118,8 +118,10 @@ TEST_F(Ranker, TorchTrainingRepoOnMi300GetsRocmPytorchFirst) {
   EXPECT_THAT(r.candidates[0].overlap, Contains("torch"));
   // score = jaccard + bonuses, exactly.
   const auto& top = r.candidates[0];
-  EXPECT_NEAR(top.score, top.components.jaccard + top.components.workload + top.components.python +
-                             top.components.arch + top.components.cached, 1e-4);
+  EXPECT_NEAR(top.score,
+              top.components.jaccard + top.components.workload + top.components.python + top.components.arch +
+                  top.components.cached,
+              1e-4);
 }
 
 TEST_F(Ranker, Gfx950HostNeverGetsAnImageWithoutGfx950Support) {
@@ -216,7 +218,8 @@ TEST_F(Ranker, UnknownArchIsARiskNotAFilter) {
 }
 
 TEST_F(Ranker, TiesAreBrokenByImageNameWhateverTheCatalogOrder) {
-  nlohmann::json a = {{"image", "b/img"}, {"preinstalled", {"torch"}}, {"tags", {{{"tag", "t1"}, {"gfx", {"gfx942"}}}}}};
+  nlohmann::json a = {
+      {"image", "b/img"}, {"preinstalled", {"torch"}}, {"tags", {{{"tag", "t1"}, {"gfx", {"gfx942"}}}}}};
   nlohmann::json b = a;
   b["image"] = "a/img";
   const auto r1 = ranker.rank(request({{"packages", {"torch"}}}, "gfx942", {{"images", {a, b}}}));
