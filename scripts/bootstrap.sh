@@ -11,6 +11,8 @@ packages=(
   # core libraries (docs/dependencies.md says which part of the project uses which)
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   nlohmann-json3-dev libvalijson-dev libspdlog-dev libfmt-dev libexpected-dev
+  # planning (`repo2rocm plan`): git intake, TOML and YAML dependency files
+  libgit2-dev libtomlplusplus-dev libyaml-cpp-dev
   # sandboxes (plugins/sandbox): Engine API client, tar archives, engines the tests start
   libcurl4-openssl-dev libarchive-dev docker.io busybox-static bubblewrap podman runc
   # tests

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,10 +20,11 @@ struct cli_context {
   std::vector<std::string> words;  // positional words after the command name(s)
   std::vector<std::string> plugin_paths;
   bool json = false;
-  std::string pipeline;  // --pipeline, when given
-  std::string config;    // --config (plugins call)
-  std::string request;   // --request (plugins call)
-  std::string kind;      // --kind (plugins list)
+  std::string pipeline;                        // --pipeline, when given
+  std::string config;                          // --config (plugins call)
+  std::string request;                         // --request (plugins call)
+  std::string kind;                            // --kind (plugins list)
+  std::map<std::string, std::string> options;  // further command options by name (plan: commit, arch, out, ...)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
 
@@ -39,5 +41,6 @@ int run_plugins_describe(const cli_context& ctx);
 int run_plugins_call(const cli_context& ctx);
 int run_validate(const cli_context& ctx);
 int run_sandbox_doctor(const cli_context& ctx);
+int run_plan(const cli_context& ctx);
 
 }  // namespace r2r::cli

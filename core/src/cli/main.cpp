@@ -57,6 +57,20 @@ const std::vector<command>& commands() {
        "engine answers, 1 when none does.",
        {},
        &r2r::cli::run_sandbox_doctor},
+      {"plan",
+       "repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF] [--pipeline FILE] "
+       "[--cache-dir DIR] [--state-dir DIR] [--json]",
+       "Clone or open SOURCE (URL or local git repository) at --commit (SHA, tag or branch; default: the\n"
+       "default branch), fingerprint it, rank ROCm base images for --arch with the pipeline's `rank` stage\n"
+       "(default: r2r.ranker.jaccard), and write fingerprint.json, plan.json, Dockerfile and repo.tar\n"
+       "(the tree at the pinned commit, in the Dockerfile's build context) to --out (default ./r2r-plan).\n"
+       "--base-image overrides the chosen base. Clones are cached in --cache-dir (default\n"
+       "$R2R_CACHE_DIR or ~/.cache/repo2rocm/repos); image failures are read from --state-dir (default\n"
+       "$R2R_STATE_DIR or ~/.local/state/repo2rocm). A private https repository's token is read from\n"
+       "R2R_GIT_TOKEN. Exit 0 when the plan was written (it may still list blocking hazards), 1 when\n"
+       "the source could not be read or planning failed, 2 for usage errors (missing path, unknown commit).",
+       {"commit", "arch", "out", "base-image", "pipeline", "cache-dir", "state-dir"},
+       &r2r::cli::run_plan},
       {"validate",
        "repo2rocm validate PIPELINE.json [--json]",
        "Validate a pipeline file: the whole file against the pipeline schema, then each plugin's config\n"
@@ -91,7 +105,13 @@ int main(int argc, char** argv) {
   specific.add_options()("kind", po::value<std::string>(), "plugins list: only this kind")(
       "pipeline", po::value<std::string>(), "pipeline file whose plugins.search_paths apply")(
       "config", po::value<std::string>(), "plugins call: instance config (JSON, @FILE or -)")(
-      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)");
+      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)")(
+      "commit", po::value<std::string>(), "plan: commit SHA, tag or branch to pin")(
+      "arch", po::value<std::string>(), "plan: target GPU arch, e.g. gfx942 (or an alias such as mi300x)")(
+      "out", po::value<std::string>(), "plan: output directory")(
+      "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
+      "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
+      "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -147,7 +167,8 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind", "pipeline", "config", "request"}) {
+  for (const auto& opt :
+       {"kind", "pipeline", "config", "request", "commit", "arch", "out", "base-image", "cache-dir", "state-dir"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -163,6 +184,9 @@ int main(int argc, char** argv) {
   if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
+  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir"}) {
+    if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
+  }
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   try {

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#include <r2r/planning/knowledge.hpp>
+
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+namespace r2r::planning {
+namespace generated {
+struct data_file {
+  std::string_view name;
+  std::string_view text;
+};
+extern const data_file data_files[];
+extern const unsigned data_file_count;
+}  // namespace generated
+
+namespace {
+
+nlohmann::json embedded(std::string_view name) {
+  for (unsigned i = 0; i < generated::data_file_count; ++i) {
+    if (generated::data_files[i].name == name) return nlohmann::json::parse(generated::data_files[i].text);
+  }
+  throw std::runtime_error("embedded planning data '" + std::string(name) + "' is missing (build bug)");
+}
+
+package_rule rule_from(const nlohmann::json& j) {
+  return package_rule{j.at("action").get<std::string>(), j.value("with", std::string()),
+                      j.value("install", std::string()), j.value("note", std::string())};
+}
+
+knowledge load() {
+  knowledge k;
+  const auto stdlib = embedded("stdlib");  // kept alive: a range-for over a temporary's member dangles
+  for (const auto& m : stdlib.at("modules")) k.stdlib.insert(m.get<std::string>());
+  const auto imports = embedded("imports");
+  for (const auto& [module, package] : imports.at("imports").items()) {
+    k.import_to_package[module] = normalise_name(package.get<std::string>());
+  }
+  for (const auto& [fw, packages] : imports.at("frameworks").items()) {
+    for (const auto& p : packages) k.frameworks[fw].push_back(normalise_name(p.get<std::string>()));
+  }
+  const auto cuda = embedded("cuda_packages");
+  for (const auto& [name, rule] : cuda.at("packages").items()) k.packages[normalise_name(name)] = rule_from(rule);
+  for (const auto& [prefix, rule] : cuda.at("prefixes").items()) k.prefixes[prefix] = rule_from(rule);
+  k.catalog = embedded("catalog");
+  return k;
+}
+
+}  // namespace
+
+std::string normalise_name(std::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && !out.empty()) out += '-';
+    sep = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+const package_rule* knowledge::rule_for(std::string_view normalised) const {
+  if (auto it = packages.find(std::string(normalised)); it != packages.end()) return &it->second;
+  const package_rule* best = nullptr;
+  std::size_t best_len = 0;
+  for (const auto& [prefix, rule] : prefixes) {
+    if (normalised.substr(0, prefix.size()) == prefix && prefix.size() > best_len) {
+      best = &rule;
+      best_len = prefix.size();
+    }
+  }
+  return best;
+}
+
+std::string knowledge::package_of_import(std::string_view module) const {
+  if (auto it = import_to_package.find(std::string(module)); it != import_to_package.end()) return it->second;
+  return normalise_name(module);
+}
+
+const knowledge& builtin_knowledge() {
+  static const knowledge k = load();
+  return k;
+}
+
+}  // namespace r2r::planning

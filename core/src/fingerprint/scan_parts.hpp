@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// The per-file scanners of scan_repository() and the state they share. Each scanner appends
+// findings (with file and line) to the fingerprint under construction and never throws for file
+// content: malformed content becomes a "parse_error" problem.
+#pragma once
+
+#include <r2r/planning/fingerprint.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace r2r::planning::detail {
+
+struct scan_state {
+  const knowledge& k;
+  fingerprint& fp;
+  std::filesystem::path root;
+  std::size_t max_file_bytes = 2 << 20;
+  std::set<std::string> files;              // every scanned relative path
+  std::set<std::string> local_modules;      // top-level importable names defined by the repository
+  std::map<std::string, finding> imports;   // top-level module -> first import site
+  std::set<std::string> requirement_files;  // already read (for -r / -c cycles)
+
+  void problem(const std::string& file, int line, std::string message) {
+    fp.problems.push_back({"parse_error", "", std::move(message), file, line});
+  }
+};
+
+/// Parses one PEP 508 requirement ("name[extra]>=1; marker", "name @ url", "git+url#egg=name").
+/// Returns nothing and sets `error` when the text is not a requirement.
+std::optional<dependency> parse_requirement(std::string_view text, std::string& error);
+
+void scan_python(scan_state& s, const std::string& rel, std::string_view text);
+void scan_cuda_source(scan_state& s, const std::string& rel, std::string_view text);
+void scan_requirements_file(scan_state& s, const std::string& rel, const std::string& source_kind);
+void scan_setup_py(scan_state& s, const std::string& rel, std::string_view text);
+void scan_setup_cfg(scan_state& s, const std::string& rel, std::string_view text);
+void scan_pyproject(scan_state& s, const std::string& rel, std::string_view text);
+void scan_conda_env(scan_state& s, const std::string& rel, std::string_view text);
+void scan_dockerfile(scan_state& s, const std::string& rel, std::string_view text);
+void scan_readme(scan_state& s, const std::string& rel, std::string_view text);
+void scan_shell_script(scan_state& s, const std::string& rel, std::string_view text);
+void scan_python_version_file(scan_state& s, const std::string& rel, std::string_view text);
+
+/// Reads a shell command line (README block line or script line) as a workload entry point:
+/// python / python -m / torchrun / accelerate launch / deepspeed / bash x.sh / ./x.sh / vllm serve.
+/// Returns nothing for other commands (pip, git, cd, echo...).
+std::optional<entry_point> command_entry_point(const scan_state& s, std::string_view command, const std::string& source,
+                                               const std::string& file, int line);
+
+/// train, infer, eval or other, from the words of a script path or module and its arguments.
+std::string classify_words(std::string_view script, std::string_view arguments);
+
+/// Adds the Python requirement `spec` found at file:line (combined with what was found before).
+void add_python_spec(scan_state& s, std::string spec, const std::string& file, int line, const std::string& detail);
+
+/// Converts a Poetry constraint ("^3.9", "~1.2", ">=3.8,<4") to a PEP 440 specifier set.
+std::string poetry_to_pep440(std::string_view constraint);
+
+}  // namespace r2r::planning::detail

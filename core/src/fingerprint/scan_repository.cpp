@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// scan_repository(): lists the tree once (sorted, so the result is deterministic), dispatches each
+// file to its scanner, then derives what depends on everything: third-party imports (standard
+// library and the repository's own modules removed), the desired package set, frameworks, CUDA-only
+// packages, the preferred workload kind and the Python requirement.
+#include "scan_parts.hpp"
+#include "text_util.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <system_error>
+
+namespace r2r::planning {
+namespace detail {
+
+void add_python_spec(scan_state& s, std::string spec, const std::string& file, int line, const std::string& detail) {
+  std::string cleaned;
+  for (char c : spec) {
+    if (!std::isspace(static_cast<unsigned char>(c))) cleaned += c;
+  }
+  if (cleaned.empty()) return;
+  s.fp.python.evidence.push_back({"python_requirement", cleaned, detail, file, line});
+  auto& combined = s.fp.python.spec;
+  if (!text::contains("," + combined + ",", "," + cleaned + ",")) combined += (combined.empty() ? "" : ",") + cleaned;
+  static const std::regex exact(R"(^==(\d+)\.(\d+)(\.\d+|\.\*)?$)");
+  std::smatch m;
+  if (s.fp.python.preferred.empty() && std::regex_match(cleaned, m, exact))
+    s.fp.python.preferred = m[1].str() + "." + m[2].str();
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::scan_state;
+
+bool skipped_dir(const std::string& name) {
+  static const char* const skip[] = {".git", "__pycache__", "node_modules",  ".venv", "venv",  "site-packages",
+                                     ".tox", ".mypy_cache", ".pytest_cache", ".eggs", ".idea", ".vscode"};
+  return std::any_of(std::begin(skip), std::end(skip), [&](const char* s) { return name == s; });
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string preferred_workload(const std::set<std::string>& fw, const std::set<std::string>& pkgs) {
+  if (pkgs.count("sglang")) return "sglang";
+  if (pkgs.count("vllm")) return "vllm";
+  if (pkgs.count("megatron-core")) return "megatron";
+  if (pkgs.count("deepspeed")) return "pytorch-training";
+  const bool torch = fw.count("torch") > 0;
+  if (fw.count("jax") && !torch) return "jax";
+  if (fw.count("tensorflow") && !torch) return "tensorflow";
+  if (fw.count("onnxruntime") && !torch) return "onnxruntime";
+  if (torch) return "pytorch";
+  return "generic";
+}
+
+}  // namespace
+
+fingerprint scan_repository(const std::filesystem::path& root, const knowledge& k, const scan_options& options) {
+  fingerprint fp;
+  scan_state s{k, fp, root, options.max_file_bytes, {}, {}, {}, {}};
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           root, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const auto& entry = *it;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
+      if (skipped_dir(name)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!entry.is_regular_file(ec) || entry.is_symlink(ec)) continue;
+    paths.push_back(entry.path().lexically_relative(root).generic_string());
+  }
+  if (ec) fp.problems.push_back({"io_error", "", "listing the repository failed: " + ec.message(), "", 0});
+  std::sort(paths.begin(), paths.end());
+  s.files.insert(paths.begin(), paths.end());
+  fp.files_scanned = paths.size();
+  for (const auto& p : paths) {
+    const auto slash = p.find('/');
+    if (slash == std::string::npos) {
+      if (ends_with(p, ".py")) s.local_modules.insert(p.substr(0, p.size() - 3));
+    } else {
+      std::string top = p.substr(0, slash);
+      if (top == "src") {
+        const auto next = p.find('/', slash + 1);
+        if (next != std::string::npos) top = p.substr(slash + 1, next - slash - 1);
+      }
+      s.local_modules.insert(top);
+    }
+  }
+
+  std::string content;
+  auto read = [&](const std::string& rel) {
+    if (text::read_file((root / rel).string(), content, s.max_file_bytes)) return true;
+    s.problem(rel, 0, "skipped: unreadable or larger than " + std::to_string(s.max_file_bytes) + " bytes");
+    return false;
+  };
+  for (const auto& rel : paths) {
+    const auto slash = rel.rfind('/');
+    const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+    const std::string dir = slash == std::string::npos ? "" : rel.substr(0, slash);
+    const std::string lname = text::lower(name);
+    const bool top = dir.empty();
+    if (ends_with(lname, ".py")) {
+      if (read(rel)) {
+        detail::scan_python(s, rel, content);
+        if (top && name == "setup.py") detail::scan_setup_py(s, rel, content);
+      }
+    } else if (ends_with(lname, ".cu") || ends_with(lname, ".cuh")) {
+      if (read(rel)) detail::scan_cuda_source(s, rel, content);
+    } else if (ends_with(lname, ".txt") && text::starts_with(lname, "requirements") && (top || dir == "requirements")) {
+      detail::scan_requirements_file(s, rel, "requirements");
+    } else if (top && name == "setup.cfg") {
+      if (read(rel)) detail::scan_setup_cfg(s, rel, content);
+    } else if (top && name == "pyproject.toml") {
+      if (read(rel)) detail::scan_pyproject(s, rel, content);
+    } else if (top && (name == "environment.yml" || name == "environment.yaml")) {
+      if (read(rel)) detail::scan_conda_env(s, rel, content);
+    } else if (top && name == ".python-version") {
+      if (read(rel)) detail::scan_python_version_file(s, rel, content);
+    } else if (top && text::starts_with(lname, "readme")) {
+      if (read(rel)) detail::scan_readme(s, rel, content);
+    } else if ((text::starts_with(name, "Dockerfile") || ends_with(lname, ".dockerfile")) &&
+               std::count(rel.begin(), rel.end(), '/') <= 2) {
+      if (read(rel)) detail::scan_dockerfile(s, rel, content);
+    } else if (ends_with(lname, ".sh") && (top || dir == "scripts")) {
+      if (read(rel)) detail::scan_shell_script(s, rel, content);
+    }
+  }
+  if (fp.build_system.empty()) fp.build_system = "none";
+
+  // Third-party imports: neither standard library nor the repository's own modules.
+  std::map<std::string, const finding*> third_party;
+  for (const auto& [module, site] : s.imports) {
+    if (k.stdlib.count(module) || s.local_modules.count(module) || module.front() == '_') continue;
+    fp.imports.push_back(module);
+    third_party.emplace(k.package_of_import(module), &site);
+  }
+  std::set<std::string> desired;
+  std::map<std::string, finding> first_site;  // package -> where it is first declared or imported
+  for (const auto& d : fp.dependencies) {
+    if (d.optional || d.source == "build-system" || d.source == "constraints") continue;
+    desired.insert(d.name);
+    first_site.try_emplace(d.name, finding{"dependency", d.name, d.source, d.file, d.line});
+  }
+  for (const auto& [package, site] : third_party) {
+    desired.insert(package);
+    first_site.try_emplace(package, finding{"import", package, site->detail, site->file, site->line});
+  }
+  fp.desired_packages.assign(desired.begin(), desired.end());
+
+  std::set<std::string> frameworks;
+  for (const auto& [fw, packages] : k.frameworks) {
+    for (const auto& p : packages) {
+      if (!desired.count(p)) continue;
+      frameworks.insert(fw);
+      auto site = first_site.at(p);
+      site.kind = "framework";
+      site.name = fw;
+      fp.framework_evidence.push_back(site);
+      break;
+    }
+  }
+  fp.frameworks.assign(frameworks.begin(), frameworks.end());
+
+  std::set<std::string> seen_rules;
+  auto note_cuda = [&](const std::string& name, const std::string& file, int line) {
+    const auto* rule = k.rule_for(name);
+    if (rule == nullptr || !seen_rules.insert(name).second) return;
+    fp.cuda_packages.push_back({rule->action, name, rule->note, file, line});
+  };
+  for (const auto& d : fp.dependencies) note_cuda(d.name, d.file, d.line);
+  for (const auto& [package, site] : third_party) note_cuda(package, site->file, site->line);
+  for (const auto& d : fp.dependencies) {
+    if (!d.local_version.empty() && text::starts_with(d.local_version, "+cu")) {
+      fp.hazards.push_back(
+          {"cuda_local_version", d.name,
+           d.name + d.specifier + d.local_version + " pins a CUDA build; the ROCm image's build is kept instead",
+           d.file, d.line});
+    }
+  }
+  fp.workload = preferred_workload(frameworks, desired);
+
+  std::stable_sort(fp.entry_points.begin(), fp.entry_points.end(), [](const entry_point& a, const entry_point& b) {
+    auto rank = [](const std::string& src) { return src == "readme" ? 0 : src == "scripts" ? 1 : 2; };
+    return rank(a.source) < rank(b.source);
+  });
+  return fp;
+}
+
+}  // namespace r2r::planning

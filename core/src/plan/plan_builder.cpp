@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+// build_plan(): base image, ordered install steps, kernel builds, hazards, the workload, validation
+// checks and the Mode 2 metric. See plan.hpp for the contracts; docs/planning.md for the reasons.
+#include <r2r/planning/plan.hpp>
+
+#include "fingerprint/text_util.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace r2r::planning {
+namespace {
+
+using nlohmann::json;
+namespace text = planning::text;
+
+const char* const constraints_file = "/opt/r2r/image-constraints.txt";
+
+json hazard(std::string kind, std::string severity, std::string detail, std::string file, int line,
+            std::string action) {
+  return {{"kind", std::move(kind)},
+          {"severity", std::move(severity)},
+          {"detail", std::move(detail)},
+          {"file", std::move(file)},
+          {"line", line},
+          {"action", std::move(action)}};
+}
+
+std::string arch_or_env(const std::string& arch) {
+  return arch.empty() ? "$PYTORCH_ROCM_ARCH" : arch;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+std::string requirement_text(const dependency& d) {
+  std::string r = d.name;
+  if (!d.extras.empty()) {
+    r += "[";
+    for (std::size_t i = 0; i < d.extras.size(); ++i) r += (i ? "," : "") + d.extras[i];
+    r += "]";
+  }
+  if (!d.url.empty()) return r + " @ " + d.url;
+  r += d.specifier;
+  if (!d.marker.empty()) r += "; " + d.marker;
+  return r;
+}
+
+std::string number_text(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+json where(const std::string& file, int line) {
+  return {{"file", file}, {"line", line}};
+}
+
+// Metric classes and their default tolerances (docs/planning.md, ROCM.md "Mode 2").
+struct metric_class {
+  const char* name;
+  const char* direction;
+  const char* tolerance_kind;
+  double tolerance;
+};
+metric_class class_of(const std::string& metric) {
+  static const std::set<std::string> accuracy = {"accuracy", "top-5", "f1",  "bleu", "rouge",
+                                                 "rouge-l",  "miou",  "map", "auc"};
+  if (accuracy.count(metric)) return {"accuracy", "higher", "absolute", 3.0};
+  if (metric == "loss" || metric == "perplexity") return {"loss", "lower", "relative", 0.05};
+  if (metric == "speedup") return {"ratio", "higher", "relative", 0.15};
+  if (metric == "throughput") return {"throughput", "higher", "relative", 0.25};
+  if (metric == "latency") return {"latency", "lower", "relative", 0.25};
+  const bool lower = metric == "fid" || metric == "wer";
+  return {"other", lower ? "lower" : "higher", "relative", 0.15};
+}
+
+json choose_metric(const fingerprint& fp, json& note) {
+  std::map<std::pair<std::string, double>, const metric_claim*> distinct;
+  for (const auto& m : fp.metrics) distinct.emplace(std::make_pair(m.name, m.value), &m);
+  if (distinct.empty()) {
+    note = "the README states no metric value; Mode 2 has nothing to compare";
+    return nullptr;
+  }
+  if (distinct.size() > 1) {
+    std::string list;
+    for (const auto& [key, m] : distinct) {
+      if (list.size() < 200)
+        list += (list.empty() ? "" : "; ") + key.first + " " + number_text(key.second) + " (" + m->file + ":" +
+                std::to_string(m->line) + ")";
+    }
+    note = "ambiguous: the README states " + std::to_string(distinct.size()) +
+           " metric values, so none is taken as the target: " + list;
+    return nullptr;
+  }
+  const metric_claim& m = *distinct.begin()->second;
+  const auto cls = class_of(m.name);
+  note = "the README states exactly one metric value";
+  return {{"name", m.name},    {"value", m.value},
+          {"unit", m.unit},    {"direction", cls.direction},
+          {"class", cls.name}, {"tolerance", {{"kind", cls.tolerance_kind}, {"value", cls.tolerance}}},
+          {"text", m.text},    {"file", m.file},
+          {"line", m.line}};
+}
+
+json choose_workload(const fingerprint& fp, json& rejected) {
+  auto source_rank = [](const std::string& s) { return s == "readme" ? 0 : s == "scripts" ? 1 : 2; };
+  auto kind_rank = [](const std::string& k) { return k == "train" ? 0 : k == "infer" ? 1 : k == "eval" ? 2 : 3; };
+  const entry_point* best = nullptr;
+  for (const auto& e : fp.entry_points) {
+    if (!e.runnable) {
+      rejected.push_back({{"command", e.command}, {"why_not", e.why_not}, {"file", e.file}, {"line", e.line}});
+      continue;
+    }
+    if (e.kind == "other" && e.source != "readme") continue;  // a stray script is not the official workload
+    if (best == nullptr || std::make_pair(source_rank(e.source), kind_rank(e.kind)) <
+                               std::make_pair(source_rank(best->source), kind_rank(best->kind))) {
+      best = &e;
+    }
+  }
+  if (best == nullptr) return nullptr;
+  const std::string reason = best->source == "readme" ? "the README's " + best->kind + " command"
+                             : best->source == "scripts"
+                                 ? "the repository's " + best->kind + " script"
+                                 : "a " + best->kind + " script with a __main__ block and no required arguments";
+  return {{"command", best->command}, {"kind", best->kind}, {"launcher", best->launcher},
+          {"source", best->source},   {"file", best->file}, {"line", best->line},
+          {"reason", reason}};
+}
+
+}  // namespace
+
+json build_plan(const plan_inputs& in, const knowledge& k) {
+  const fingerprint& fp = *in.fp;
+  json plan;
+  plan["schema_version"] = 1;
+  plan["repository"] = {{"source", fp.source}, {"url", fp.url}, {"commit", fp.commit}};
+  plan["arch"] = in.arch;
+  json hazards = json::array();
+
+  // Base image.
+  const json candidates = in.ranking.value("candidates", json::array());
+  json top3 = json::array();
+  for (std::size_t i = 0; i < candidates.size() && i < 3; ++i) {
+    const auto& c = candidates[i];
+    top3.push_back(
+        {{"ref", c.at("ref")}, {"score", c.at("score")}, {"reasons", c.at("reasons")}, {"risks", c.at("risks")}});
+  }
+  plan["candidates"] = top3;
+  std::set<std::string> inventory;
+  if (!in.base_image_override.empty()) {
+    plan["base_image"] = {{"ref", in.base_image_override},
+                          {"source", "override"},
+                          {"reasons", {"--base-image was given"}},
+                          {"recommended", candidates.empty() ? json(nullptr) : candidates[0].at("ref")}};
+  } else if (!candidates.empty()) {
+    const auto& c = candidates[0];
+    plan["base_image"] = {{"ref", c.at("ref")},    {"image", c.at("image")}, {"tag", c.at("tag")},
+                          {"source", "ranker"},    {"score", c.at("score")}, {"reasons", c.at("reasons")},
+                          {"risks", c.at("risks")}};
+    if (c.contains("digest")) plan["base_image"]["digest"] = c.at("digest");
+    for (const auto& o : c.at("overlap")) inventory.insert(o.get<std::string>());
+  } else {
+    plan["base_image"] = {{"ref", ""}, {"source", "none"}, {"reasons", json::array()}};
+    std::string why = "no catalog image passed the hard filters for arch '" + in.arch + "'";
+    for (const auto& r : in.ranking.value("rejected", json::array())) {
+      why += "; " + r.value("image", "") + (r.contains("tag") ? ":" + r.value("tag", "") : "") + ": " +
+             r.at("reasons").at(0).get<std::string>();
+      if (why.size() > 600) break;
+    }
+    hazards.push_back(hazard("no_base_image", "blocking", why, "", 0,
+                             "add an image for this arch to the catalog or pass --base-image"));
+  }
+
+  // Install steps.
+  json steps = json::array();
+  json skipped = json::array();
+  json kernel_builds = json::array();
+  steps.push_back({{"id", "image-constraints"},
+                   {"kind", "constraints"},
+                   {"command", std::string("mkdir -p /opt/r2r && (pip freeze | grep -iE "
+                                           "'^(torch|torchvision|torchaudio|triton|pytorch-triton-rocm|jax|jaxlib|"
+                                           "tensorflow|vllm|sglang|flashinfer)==' || true) > ") +
+                                   constraints_file},
+                   {"reason", "record the base image's ROCm framework builds so no later step can replace them"}});
+  std::vector<std::string> pip_args;
+  json pip_from = json::array();
+  std::set<std::string> seen;
+  std::set<std::string> special;  // replacement/build steps already added
+  std::vector<json> special_steps;
+  for (const auto& idx : fp.index_urls) {
+    if (idx.kind == "cuda_index") {
+      hazards.push_back(hazard("cuda_index", "info", idx.detail + ": " + idx.name, idx.file, idx.line,
+                               "dropped from the install steps"));
+    } else if (idx.name.find("://") != std::string::npos) {
+      pip_args.push_back("--extra-index-url " + text::shell_quote(idx.name));
+    }
+  }
+  for (const auto& d : fp.dependencies) {
+    if (d.optional || d.source == "build-system" || d.source == "constraints") continue;
+    if (!seen.insert(d.name).second) continue;
+    const auto* rule = k.rule_for(d.name);
+    const std::string action = rule ? rule->action : "";
+    if (action == "keep_image") {
+      skipped.push_back({{"name", d.name},
+                         {"action", action},
+                         {"reason", "kept from the base image: " + rule->note},
+                         {"file", d.file},
+                         {"line", d.line}});
+    } else if (action == "never") {
+      skipped.push_back(
+          {{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
+      hazards.push_back(hazard("nvidia_wheel", "info", d.name + ": " + rule->note, d.file, d.line, "never installed"));
+    } else if (action == "no_rocm") {
+      skipped.push_back(
+          {{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
+      hazards.push_back(hazard("no_rocm_build", "blocking", d.name + ": " + rule->note, d.file, d.line,
+                               "port the code that uses it"));
+    } else if (action == "replace" || action == "rocm_build") {
+      const std::string key = rule->with.empty() ? d.name : rule->with;
+      if (special.insert(key).second) {
+        json step = {{"id", (action == "replace" ? "replace-" : "build-") + key},
+                     {"kind", action},
+                     {"command", replace_all(rule->install, "{arch}", arch_or_env(in.arch))},
+                     {"packages", {d.name}},
+                     {"reason", rule->note},
+                     {"from", json::array({where(d.file, d.line)})}};
+        if (action == "rocm_build") {
+          kernel_builds.push_back({{"kind", "package"},
+                                   {"name", d.name},
+                                   {"step", step["id"]},
+                                   {"note", rule->note},
+                                   {"file", d.file},
+                                   {"line", d.line}});
+        } else {
+          hazards.push_back(hazard("substitution", "info", d.name + " -> " + rule->with + ": " + rule->note, d.file,
+                                   d.line, "recorded substitution"));
+        }
+        special_steps.push_back(std::move(step));
+      }
+    } else if (inventory.count(d.name) && d.specifier.empty() && d.url.empty()) {
+      skipped.push_back({{"name", d.name},
+                         {"action", "preinstalled"},
+                         {"reason", "already in the base image"},
+                         {"file", d.file},
+                         {"line", d.line}});
+    } else {
+      if (!d.local_version.empty()) {
+        hazards.push_back(hazard("cuda_local_version", "info",
+                                 d.name + d.specifier + d.local_version + " selects a CUDA build", d.file, d.line,
+                                 "installed without the local version label"));
+      }
+      pip_args.push_back(text::shell_quote(requirement_text(d)));
+      pip_from.push_back(where(d.file, d.line));
+    }
+  }
+  // Third-party imports no file declares (pipreqs-style), installed by their distribution name.
+  for (const auto& p : fp.desired_packages) {
+    if (seen.count(p) || inventory.count(p)) continue;
+    bool declared = false;
+    for (const auto& d : fp.dependencies) declared = declared || d.name == p;
+    if (declared) continue;
+    seen.insert(p);
+    const auto* rule = k.rule_for(p);
+    if (rule != nullptr) {
+      if (rule->action == "rocm_build" || rule->action == "replace") {
+        const std::string key = rule->with.empty() ? p : rule->with;
+        if (special.insert(key).second) {
+          special_steps.push_back({{"id", (rule->action == "replace" ? "replace-" : "build-") + key},
+                                   {"kind", rule->action},
+                                   {"command", replace_all(rule->install, "{arch}", arch_or_env(in.arch))},
+                                   {"packages", {p}},
+                                   {"reason", rule->note},
+                                   {"from", json::array()}});
+        }
+      } else {
+        skipped.push_back({{"name", p}, {"action", rule->action}, {"reason", rule->note}, {"file", ""}, {"line", 0}});
+      }
+      continue;
+    }
+    pip_args.push_back(text::shell_quote(p));
+    pip_from.push_back(where("", 0));
+  }
+  bool has_packages = false;
+  for (const auto& a : pip_args) has_packages = has_packages || a.rfind("--", 0) != 0;
+  if (has_packages) {
+    std::string cmd = std::string("pip install --no-cache-dir -c ") + constraints_file;
+    for (const auto& a : pip_args) cmd += " " + a;
+    steps.push_back(
+        {{"id", "pip-dependencies"},
+         {"kind", "pip"},
+         {"command", cmd},
+         {"reason",
+          "the repository's declared dependencies, without CUDA wheels, CUDA indices or framework reinstalls"},
+         {"from", pip_from}});
+  }
+  for (auto& s : special_steps) steps.push_back(std::move(s));
+  std::vector<std::string> extension_names;
+  for (const auto& e : fp.extensions) {
+    if (e.kind == "cuda_extension") extension_names.push_back(e.name);
+  }
+  if (fp.installable) {
+    std::vector<std::string> build_reqs;
+    for (const auto& d : fp.dependencies) {
+      if (d.source != "build-system") continue;
+      const auto* rule = k.rule_for(d.name);
+      if (rule == nullptr && d.name != "setuptools" && d.name != "wheel")
+        build_reqs.push_back(text::shell_quote(requirement_text(d)));
+    }
+    if (!build_reqs.empty()) {
+      std::string cmd = std::string("pip install --no-cache-dir -c ") + constraints_file;
+      for (const auto& b : build_reqs) cmd += " " + b;
+      steps.push_back({{"id", "build-requirements"},
+                       {"kind", "pip"},
+                       {"command", cmd},
+                       {"reason",
+                        "build backend requirements (the repository is installed without build isolation so it builds "
+                        "against the image's torch)"}});
+    }
+    const bool kernels = !extension_names.empty();
+    steps.push_back({{"id", kernels ? "build-repository-extensions" : "install-repository"},
+                     {"kind", kernels ? "kernel_build" : "repo_install"},
+                     {"command", std::string("pip install --no-cache-dir --no-build-isolation --no-deps -c ") +
+                                     constraints_file + " -e ."},
+                     {"reason", kernels ? "builds the repository's CUDAExtension(s) for " + arch_or_env(in.arch) +
+                                              "; torch.utils.cpp_extension hipifies the .cu sources on ROCm PyTorch"
+                                        : "installs the repository itself (" + fp.build_system + ")"}});
+    if (kernels) {
+      for (const auto& e : fp.extensions) {
+        if (e.kind == "cuda_extension") {
+          kernel_builds.push_back({{"kind", "setup_extension"},
+                                   {"name", e.name},
+                                   {"step", "build-repository-extensions"},
+                                   {"note", "hipified and compiled with --offload-arch=" + arch_or_env(in.arch)},
+                                   {"file", e.file},
+                                   {"line", e.line}});
+        }
+      }
+    }
+  }
+  std::set<std::string> jit_files;
+  bool standalone = false;
+  for (const auto& kf : fp.kernels) {
+    if (kf.kind == "load_inline" || kf.kind == "cpp_extension_load") {
+      kernel_builds.push_back(
+          {{"kind", "jit"},
+           {"name", kf.name},
+           {"step", nullptr},
+           {"note",
+            "compiled at first use by torch.utils.cpp_extension for PYTORCH_ROCM_ARCH (hipified automatically)"},
+           {"file", kf.file},
+           {"line", kf.line}});
+      jit_files.insert(kf.file);
+    } else if (kf.kind == "triton_jit") {
+      kernel_builds.push_back(
+          {{"kind", "triton"},
+           {"name", kf.name},
+           {"step", nullptr},
+           {"note", "compiled at run time by the image's Triton (AMD backend); check block sizes for wave64"},
+           {"file", kf.file},
+           {"line", kf.line}});
+    } else if (kf.kind == "cuda_source") {
+      standalone = true;
+    }
+  }
+  if (standalone && extension_names.empty() && jit_files.empty()) {
+    hazards.push_back(hazard("unbuilt_cuda_sources", "warning",
+                             "the repository has .cu/.cuh sources that neither setup.py nor a JIT loader builds", "", 0,
+                             "port them with the converter stage (hipify) and build them explicitly"));
+  }
+  plan["install_steps"] = steps;
+  plan["skipped_packages"] = skipped;
+  plan["kernel_builds"] = kernel_builds;
+
+  for (const auto& h : fp.hazards) {
+    const bool device = h.kind.find("warp") != std::string::npos || h.kind == "inline_ptx" || h.kind == "wmma" ||
+                        h.kind == "mma_sync" || h.kind == "cp_async" || h.kind == "large_shared_memory";
+    hazards.push_back(hazard(h.kind, device ? "warning" : "info", h.detail, h.file, h.line,
+                             device ? "review in the kernel port" : "patch in the execution stage"));
+  }
+  for (const auto& p : fp.problems) {
+    hazards.push_back(
+        hazard("malformed_file", "warning", p.detail, p.file, p.line, "fix the file; its entries were skipped"));
+  }
+
+  // Workload, validation, metric.
+  json rejected = json::array();
+  plan["workload"] = choose_workload(fp, rejected);
+  plan["rejected_commands"] = rejected;
+  if (plan["workload"].is_null()) {
+    hazards.push_back(
+        hazard("no_workload", "blocking",
+               "no runnable official command: the README, scripts/ and __main__ files give none that runs "
+               "training, inference or evaluation without usage-only flags",
+               "", 0, "name the workload command for the execution stage"));
+  }
+  plan["hazards"] = hazards;
+  plan["env"] = json::object();
+  if (!in.arch.empty()) {
+    plan["env"] = {{"PYTORCH_ROCM_ARCH", in.arch},
+                   {"GPU_ARCHS", in.arch},
+                   {"HIPCC_COMPILE_FLAGS_APPEND", "--offload-arch=" + in.arch}};
+  }
+  json checks = json::array();
+  const bool torch = std::find(fp.frameworks.begin(), fp.frameworks.end(), "torch") != fp.frameworks.end();
+  const bool jax = std::find(fp.frameworks.begin(), fp.frameworks.end(), "jax") != fp.frameworks.end();
+  if (torch) {
+    checks.push_back({{"name", "rocm_torch"},
+                      {"command",
+                       "python -c \"import torch; assert torch.version.hip, 'torch is not a ROCm build'; "
+                       "print(torch.version.hip)\""},
+                      {"expect", "exit 0; prints the HIP version"}});
+    if (!in.arch.empty()) {
+      checks.push_back(
+          {{"name", "gpu_arch"},
+           {"command",
+            "python -c \"import torch; n = torch.cuda.get_device_properties(0).gcnArchName; assert n.startswith('" +
+                in.arch + "'), n\""},
+           {"expect", "exit 0 on a " + in.arch + " device"}});
+    }
+  }
+  if (jax)
+    checks.push_back(
+        {{"name", "rocm_jax"},
+         {"command", "python -c \"import jax; d = jax.devices(); assert d[0].platform in ('gpu', 'rocm'), d\""},
+         {"expect", "exit 0"}});
+  checks.push_back({{"name", "no_nvidia_wheels"},
+                    {"command", "sh -c \"! pip list --format=freeze | grep -iE '^nvidia-|[+]cu[0-9]+'\""},
+                    {"expect", "exit 0: no NVIDIA wheel or +cuXXX build is installed"}});
+  for (const auto& name : extension_names) {
+    checks.push_back({{"name", "extension_" + name},
+                      {"command", "python -c \"import " + name + "\""},
+                      {"expect", "the built extension imports"}});
+  }
+  if (!plan["workload"].is_null()) {
+    checks.push_back({{"name", "kernel_trace"},
+                      {"command", "rocprofv3 --kernel-trace --output-format csv -d /tmp/r2r-trace -- " +
+                                      plan["workload"]["command"].get<std::string>()},
+                      {"expect", "the workload exits 0 and the trace lists kernel dispatches on the GPU agent"}});
+  }
+  plan["validation"] = checks;
+  json note;
+  plan["metric"] = choose_metric(fp, note);
+  plan["metric_note"] = note;
+  return plan;
+}
+
+}  // namespace r2r::planning
