@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -163,6 +164,16 @@ engine_fixture::~engine_fixture() {
     }
   }
   if (!dir_.empty()) {
+    // Podman's conmon monitors outlive the service (they linger up to --exit-delay, 300 s): kill
+    // every process whose command line names this engine's private root, so nothing is left behind.
+    const std::string root = dir_.string();
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+      const std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+      if (text.find(root + "/") != std::string::npos) kill(static_cast<pid_t>(std::stol(name)), SIGKILL);
+    }
     // Engines can leave mounts under their root (Podman's overlay graph root); detach them first,
     // deepest first, so the directory can really be removed.
     std::vector<std::string> mounts;

@@ -128,12 +128,13 @@ TEST_F(LocalSandbox, TimeoutKillsTheProcessGroup) {
   EXPECT_EQ(r.exit_code, 137);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
   EXPECT_THAT(r.stdout_text, Not(HasSubstr("not-reached")));
-  // No process of the command is left anywhere on the host.
+  // No process of the command is left anywhere on the host: no `sleep 4711` or `sleep 4712`
+  // (argv compared exactly; other processes may contain these digits in unrelated ids).
   for (const auto& p : fs::directory_iterator("/proc")) {
-    std::ifstream cmd(p.path() / "cmdline");
+    std::ifstream cmd(p.path() / "cmdline", std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(cmd)), {});
-    EXPECT_EQ(text.find("4711"), std::string::npos) << p.path();
-    EXPECT_EQ(text.find("4712"), std::string::npos) << p.path();
+    EXPECT_NE(text, std::string("sleep\0" "4711\0", 11)) << p.path();
+    EXPECT_NE(text, std::string("sleep\0" "4712\0", 11)) << p.path();
   }
 }
 
