@@ -62,7 +62,8 @@ TEST(TagParser, SplitsStructuredTagsIntoFields) {
 }
 
 TEST(TagParser, CatalogFieldsAgreeWithWhatTheTagNamesSay) {
-  for (const auto& img : real_catalog().at("images")) {
+  const nlohmann::json catalog = real_catalog();  // a range-for over a temporary's member would dangle
+  for (const auto& img : catalog.at("images")) {
     for (const auto& t : img.at("tags")) {
       const auto parsed = parse_tag(t.at("tag").get<std::string>());
       const auto given = t.get<r2r::sdk::ranker::tag_fields>();
