@@ -1,11 +1,68 @@
 // SPDX-License-Identifier: MIT
 #include "hazard_catalog.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
 namespace r2r::plugins::converter {
 namespace {
+
+/// cudaDeviceProp fields that hipDeviceProp_t of HIP 5.2.3 does not have (a test compiles every
+/// one of them against the installed HIP headers to keep this list true).
+constexpr std::array<std::string_view, 51> missing_prop_fields_list = {
+    "uuid",
+    "luid",
+    "luidDeviceNodeMask",
+    "deviceOverlap",
+    "maxTexture1DMipmap",
+    "maxTexture2DMipmap",
+    "maxTexture2DLinear",
+    "maxTexture2DGather",
+    "maxTexture3DAlt",
+    "maxTextureCubemap",
+    "maxTexture1DLayered",
+    "maxTexture2DLayered",
+    "maxTextureCubemapLayered",
+    "maxSurface1D",
+    "maxSurface2D",
+    "maxSurface3D",
+    "maxSurface1DLayered",
+    "maxSurface2DLayered",
+    "maxSurfaceCubemap",
+    "maxSurfaceCubemapLayered",
+    "surfaceAlignment",
+    "asyncEngineCount",
+    "unifiedAddressing",
+    "persistingL2CacheMaxSize",
+    "streamPrioritiesSupported",
+    "globalL1CacheSupported",
+    "localL1CacheSupported",
+    "sharedMemPerMultiprocessor",
+    "regsPerMultiprocessor",
+    "multiGpuBoardGroupID",
+    "hostNativeAtomicSupported",
+    "singleToDoublePrecisionPerfRatio",
+    "computePreemptionSupported",
+    "canUseHostPointerForRegisteredMem",
+    "sharedMemPerBlockOptin",
+    "maxBlocksPerMultiProcessor",
+    "accessPolicyMaxWindowSize",
+    "reservedSharedMemPerBlock",
+    "hostRegisterSupported",
+    "sparseCudaArraySupported",
+    "hostRegisterReadOnlySupported",
+    "timelineSemaphoreInteropSupported",
+    "memoryPoolsSupported",
+    "gpuDirectRDMASupported",
+    "gpuDirectRDMAFlushWritesOptions",
+    "gpuDirectRDMAWritesOrdering",
+    "memoryPoolSupportedHandleTypes",
+    "deferredMappingCudaArraySupported",
+    "ipcEventSupported",
+    "clusterLaunch",
+    "unifiedFunctionPointers",
+};
 
 const std::vector<hazard_rule>& rules() {
   static const std::vector<hazard_rule> list = {
@@ -161,6 +218,10 @@ const std::vector<hazard_rule>& rules() {
 
 std::span<const hazard_rule> hazard_rules() {
   return rules();
+}
+
+std::span<const std::string_view> missing_device_prop_fields() {
+  return missing_prop_fields_list;
 }
 
 const hazard_rule& hazard_rule_by_id(std::string_view id) {

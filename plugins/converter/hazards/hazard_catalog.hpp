@@ -21,6 +21,10 @@ struct hazard_rule {
 /// Every rule, in a stable order (documented in README.md).
 std::span<const hazard_rule> hazard_rules();
 
+/// cudaDeviceProp fields that hipDeviceProp_t of HIP 5.2.3 lacks (rule device-prop-field). A test
+/// compiles a check of every one against the installed HIP headers.
+std::span<const std::string_view> missing_device_prop_fields();
+
 /// The rule with this id; throws std::out_of_range for an unknown id (a bug in the scanner).
 const hazard_rule& hazard_rule_by_id(std::string_view id);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // NVIDIA-only features: inline PTX, WMMA/MMA, cp.async, TMA and clusters, __CUDA_ARCH__ checks,
 // texture/surface references, device-property fields HIP lacks, __launch_bounds__.
+#include "hazard_catalog.hpp"
 #include "scan_context.hpp"
 
 #include <algorithm>
@@ -11,62 +12,6 @@ namespace r2r::plugins::converter {
 namespace {
 
 using convert::token_kind;
-
-/// cudaDeviceProp fields that hipDeviceProp_t of HIP 5.2.3 does not have (a test compiles every
-/// one of them against the installed HIP headers to keep this list true).
-constexpr std::array<std::string_view, 51> missing_prop_fields = {
-    "uuid",
-    "luid",
-    "luidDeviceNodeMask",
-    "deviceOverlap",
-    "maxTexture1DMipmap",
-    "maxTexture2DMipmap",
-    "maxTexture2DLinear",
-    "maxTexture2DGather",
-    "maxTexture3DAlt",
-    "maxTextureCubemap",
-    "maxTexture1DLayered",
-    "maxTexture2DLayered",
-    "maxTextureCubemapLayered",
-    "maxSurface1D",
-    "maxSurface2D",
-    "maxSurface3D",
-    "maxSurface1DLayered",
-    "maxSurface2DLayered",
-    "maxSurfaceCubemap",
-    "maxSurfaceCubemapLayered",
-    "surfaceAlignment",
-    "asyncEngineCount",
-    "unifiedAddressing",
-    "persistingL2CacheMaxSize",
-    "streamPrioritiesSupported",
-    "globalL1CacheSupported",
-    "localL1CacheSupported",
-    "sharedMemPerMultiprocessor",
-    "regsPerMultiprocessor",
-    "multiGpuBoardGroupID",
-    "hostNativeAtomicSupported",
-    "singleToDoublePrecisionPerfRatio",
-    "computePreemptionSupported",
-    "canUseHostPointerForRegisteredMem",
-    "sharedMemPerBlockOptin",
-    "maxBlocksPerMultiProcessor",
-    "accessPolicyMaxWindowSize",
-    "reservedSharedMemPerBlock",
-    "hostRegisterSupported",
-    "sparseCudaArraySupported",
-    "hostRegisterReadOnlySupported",
-    "timelineSemaphoreInteropSupported",
-    "memoryPoolsSupported",
-    "gpuDirectRDMASupported",
-    "gpuDirectRDMAFlushWritesOptions",
-    "gpuDirectRDMAWritesOrdering",
-    "memoryPoolSupportedHandleTypes",
-    "deferredMappingCudaArraySupported",
-    "ipcEventSupported",
-    "clusterLaunch",
-    "unifiedFunctionPointers",
-};
 
 constexpr std::array<std::string_view, 8> cp_async_names = {"__pipeline_memcpy_async",
                                                             "__pipeline_commit",
@@ -230,7 +175,8 @@ void textures(scan_context& ctx, std::size_t i) {
 void device_properties(scan_context& ctx, std::size_t i, bool file_uses_props) {
   if (!file_uses_props || i == 0 || !(ctx.is(i - 1, ".") || ctx.is(i - 1, "->"))) return;
   const std::string_view name = ctx.at(i).text;
-  if (in(missing_prop_fields, name)) {
+  const auto fields = missing_device_prop_fields();
+  if (std::find(fields.begin(), fields.end(), name) != fields.end()) {
     ctx.report("device-prop-field", i, "device-property field `" + std::string(name) + "` is read");
   }
 }

@@ -2,6 +2,8 @@
 #include <r2r/convert/transform_files.hpp>
 #include <r2r/convert/unified_diff.hpp>
 
+#include <map>
+
 namespace r2r::convert {
 
 sdk::converter::convert_response transform_files(const sdk::converter::convert_request& request,
@@ -66,14 +68,17 @@ void summarize(sdk::converter::convert_response& response) {
     for (const auto& d : f.diagnostics) ++s["diagnostics_" + d.severity];
     for (const auto& [key, value] : f.stats) s[key] += value;
   }
+  // Response-level counts replace any per-file statistic of the same name (no double counting).
+  std::map<std::string, std::int64_t> counts;
   if (!response.hazards.empty()) {
-    s["hazards"] = static_cast<std::int64_t>(response.hazards.size());
-    for (const auto& h : response.hazards) ++s["hazards_" + h.severity];
+    counts["hazards"] = static_cast<std::int64_t>(response.hazards.size());
+    for (const auto& h : response.hazards) ++counts["hazards_" + h.severity];
   }
   if (!response.builds.empty()) {
-    s["builds"] = static_cast<std::int64_t>(response.builds.size());
-    for (const auto& b : response.builds) ++s["builds_" + b.status];
+    counts["builds"] = static_cast<std::int64_t>(response.builds.size());
+    for (const auto& b : response.builds) ++counts["builds_" + b.status];
   }
+  for (auto& [key, value] : counts) s[key] = value;
 }
 
 }  // namespace r2r::convert

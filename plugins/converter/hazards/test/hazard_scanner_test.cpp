@@ -4,11 +4,15 @@
 #include "hazard_catalog.hpp"
 #include "hazards_converter.hpp"
 
+#include <r2r/convert/subprocess.hpp>
 #include <r2r/sdk/testing/fake_host.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 namespace {
@@ -244,6 +248,38 @@ TEST(HazardsPlugin, FiltersBySeverityAndRuleAndSkipsOtherFiles) {
   EXPECT_EQ(r.summary.at("hazards"), 1);
   cfg.disabled_rules = {"no-such-rule"};
   EXPECT_THROW(hazards_converter(cfg, host.sdk_host()), r2r::sdk::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// The device-prop-field list is checked against the HIP headers installed here (HIP 5.2.3 on
+// Debian 12): every listed field is absent from hipDeviceProp_t, and the trait used to check it
+// does see fields that exist.
+TEST(HazardCatalogHip, ListedDevicePropFieldsAreAbsentFromTheInstalledHip) {
+  const auto hipcc = r2r::convert::find_program("hipcc", {"/opt/rocm/bin"});
+  ASSERT_TRUE(hipcc) << "hipcc is required by this test; run scripts/bootstrap.sh";
+  std::string source = "#include <hip/hip_runtime.h>\n#include <type_traits>\n";
+  const auto check = [&source](std::string_view field, bool present) {
+    const std::string f(field);
+    source += "template <class T, class = void> struct has_" + f + " : std::false_type {};\n";
+    source += "template <class T> struct has_" + f + "<T, std::void_t<decltype(&T::" + f + ")>> : std::true_type {};\n";
+    source += "static_assert(" + std::string(present ? "" : "!") + "has_" + f + "<hipDeviceProp_t>::value, \"" + f +
+              (present ? " should exist" : " exists in hipDeviceProp_t; remove it from the list") + "\");\n";
+  };
+  for (const auto field : r2r::plugins::converter::missing_device_prop_fields()) check(field, false);
+  for (const char* field : {"major", "sharedMemPerBlock", "warpSize", "maxSharedMemoryPerMultiProcessor"}) {
+    check(field, true);
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("r2r-prop-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "props.hip") << source;
+  r2r::convert::process_options o;
+  o.argv = {*hipcc, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", (dir / "props.hip").string()};
+  const auto r = r2r::convert::run_process(o);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(r.ok()) << r.start_error << r.err << r.out;
 }
 
 }  // namespace
