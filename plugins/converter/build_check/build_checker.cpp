@@ -4,9 +4,8 @@
 #include "compile_log.hpp"
 
 #include <r2r/convert/file_io.hpp>
+#include <r2r/convert/scratch_dir.hpp>
 #include <r2r/convert/transform_files.hpp>
-
-#include <stdlib.h>
 
 #include <filesystem>
 #include <regex>
@@ -15,28 +14,6 @@ namespace r2r::plugins::converter {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A private directory under the system temporary directory, removed on destruction.
-class scratch_dir {
- public:
-  scratch_dir() {
-    std::string pattern = (fs::temp_directory_path() / "r2r-build-check-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw sdk::failed("cannot create a temporary directory under " + fs::temp_directory_path().string());
-    }
-    path_ = pattern;
-  }
-  ~scratch_dir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  const fs::path& path() const noexcept { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string extension_of(std::string_view path) {
   const std::size_t slash = path.rfind('/');
@@ -122,7 +99,7 @@ sdk::converter::convert_response build_checker::convert(const sdk::converter::co
   response.converter = "r2r.converter.build-check";
   response.tool = sdk::converter::tool_info{"hipcc", hipcc.path(), hipcc.version()};
 
-  scratch_dir scratch;
+  convert::scratch_dir scratch("r2r-build-check");
   const fs::path inline_root = scratch.path() / "src";
   std::vector<std::string> include_dirs;
   // Inline files are written under the scratch directory, so their relative includes resolve.

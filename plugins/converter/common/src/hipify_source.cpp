@@ -52,8 +52,17 @@ class source_converter {
       if (t.kind == token_kind::comment) continue;
       if (pending_namespace_) {
         if (t.kind == token_kind::punct && lexer_.text_of(t) == "::") {
-          replace(pending_namespace_->first, pending_namespace_->second->hip);
-          ++renamed_;
+          const auto& [ns_token, ns] = *pending_namespace_;
+          if (options_.rewrite) {
+            replace(ns_token, ns->hip);
+            ++renamed_;
+          } else {
+            ++left_;
+            report(ns_token, "warning", "left_unconverted", ns->cuda,
+                   "namespace " + std::string(ns->cuda) + ":: is still in the text although HIP has " +
+                       std::string(ns->hip) + "::",
+                   "rename it to " + std::string(ns->hip));
+          }
         }
         pending_namespace_.reset();
       }
@@ -207,6 +216,13 @@ class source_converter {
         return;
       }
       if (row.hip != name) {
+        if (!options_.rewrite) {
+          ++left_;
+          report(t, "warning", "left_unconverted", name,
+                 std::string(name) + " is still in the text although HIP has " + std::string(row.hip),
+                 "rename it to " + std::string(row.hip) + " (r2r.converter.hipify does this)");
+          return;
+        }
         replace(t, row.hip);
         ++renamed_;
       }
@@ -288,6 +304,13 @@ class source_converter {
     with += row->hip;
     with += spelled.back();
     if (with != spelled) {
+      if (!options_.rewrite) {
+        ++left_;
+        report(t, "warning", "left_unconverted", inner,
+               "#include of " + std::string(inner) + " is still in the text although HIP has " + std::string(row->hip),
+               "include " + with + " instead");
+        return;
+      }
       replace(t, with);
       ++includes_;
     }
@@ -328,6 +351,7 @@ class source_converter {
     s["unsupported"] = unsupported_;
     s["unknown_names"] = unknown_;
     s["notes"] = notes_;
+    if (!options_.rewrite) s["left_unconverted"] = left_;
   }
 
   std::string_view path_;
@@ -342,7 +366,7 @@ class source_converter {
   std::optional<token> open_launch_;
   std::set<std::string, std::less<>> once_;
   std::int64_t identifiers_ = 0, renamed_ = 0, includes_ = 0, launches_ = 0, kernels_ = 0, unsupported_ = 0,
-               unknown_ = 0, notes_ = 0;
+               unknown_ = 0, notes_ = 0, left_ = 0;
 };
 
 }  // namespace

@@ -77,7 +77,7 @@ struct diagnostic {
   std::int64_t column = 0;
   std::string severity = "error";  // "error" | "warning" | "note"
   std::string category;            // unsupported, rocm_too_old, removed_in_rocm, manual_port, unknown_cuda_name,
-                                   // deprecated, experimental, bad_input, syntax, build_system, tool
+                                   // left_unconverted, deprecated, experimental, bad_input, syntax, build_system, tool
   std::string name;                // the CUDA name or header concerned; may be empty
   std::string message;             // what was found and why it was left unchanged
   std::string hint;                // what to do

@@ -33,6 +33,9 @@ namespace r2r::convert {
 struct hipify_options {
   version_code target_rocm = 0;  // 0: newest known; no version gating
   bool report_unknown_names = true;
+  /// false: change nothing; report each CUDA name or include that has a HIP mapping as a
+  /// `left_unconverted` warning (used to audit another tool's output).
+  bool rewrite = true;
   std::set<std::string, std::less<>> ignore_names;  // never reported as unknown CUDA names
   /// True when a quoted include names a file of the project itself (relative to the including
   /// file's directory). May be empty: then every CUDA header name is treated as CUDA's.
