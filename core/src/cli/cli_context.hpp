@@ -23,6 +23,9 @@ struct cli_context {
   std::string config;    // --config (plugins call)
   std::string request;   // --request (plugins call)
   std::string kind;      // --kind (plugins list)
+  std::string arch;      // --arch (port): comma-separated gfx targets
+  std::string rocm;      // --rocm (port): target ROCm release
+  std::string out_dir;   // --out (port)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
 
@@ -38,5 +41,6 @@ int run_plugins_list(const cli_context& ctx);
 int run_plugins_describe(const cli_context& ctx);
 int run_plugins_call(const cli_context& ctx);
 int run_validate(const cli_context& ctx);
+int run_port(const cli_context& ctx);
 
 }  // namespace r2r::cli

@@ -57,6 +57,15 @@ const std::vector<command>& commands() {
        "Exit 0 when valid, 2 when not.",
        {},
        &r2r::cli::run_validate},
+      {"port",
+       "repo2rocm port SOURCE [--arch gfx90a,gfx942] [--rocm VERSION] [--out DIR] [--pipeline FILE] [--json]",
+       "Port a local CUDA project to HIP: copy SOURCE to DIR/tree (default ./<name>-rocm), run the convert\n"
+       "stages on the copy (hipify, hazard scan, offline hipcc build check for each --arch; the built-in\n"
+       "configs/pipelines/port.json unless --pipeline), and write DIR/patch.diff and DIR/convert.json\n"
+       "(per-file statistics, diagnostics with file:line:column, hazards, build results). SOURCE is never\n"
+       "written. Exit 0 when every stage ran, 1 when one failed, 2 on usage or configuration errors.",
+       {"arch", "rocm", "out", "pipeline"},
+       &r2r::cli::run_port},
   };
   return list;
 }
@@ -84,7 +93,10 @@ int main(int argc, char** argv) {
   specific.add_options()("kind", po::value<std::string>(), "plugins list: only this kind")(
       "pipeline", po::value<std::string>(), "pipeline file whose plugins.search_paths apply")(
       "config", po::value<std::string>(), "plugins call: instance config (JSON, @FILE or -)")(
-      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)");
+      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)")(
+      "arch", po::value<std::string>(), "port: gfx targets to build-check, comma-separated")(
+      "rocm", po::value<std::string>(), "port: target ROCm release (names HIP added later are reported)")(
+      "out", po::value<std::string>(), "port: output directory");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -140,7 +152,7 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind", "pipeline", "config", "request"}) {
+  for (const auto& opt : {"kind", "pipeline", "config", "request", "arch", "rocm", "out"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -156,6 +168,9 @@ int main(int argc, char** argv) {
   if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
+  if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();
+  if (vm.count("rocm")) ctx.rocm = vm["rocm"].as<std::string>();
+  if (vm.count("out")) ctx.out_dir = vm["out"].as<std::string>();
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   try {

@@ -139,13 +139,14 @@ void cuda_arch(scan_context& ctx, std::size_t i) {
   }
   const std::string directive = directive_of(ctx, i);
   if (directive == "define" || directive == "undef") return;
-  std::string condition;
-  for (std::size_t k = i + 1; k < ctx.size() && ctx.at(k).kind != token_kind::directive_end && k < i + 3; ++k) {
-    condition += " " + std::string(ctx.at(k).text);
-  }
+  std::size_t first = i;
+  while (first > 0 && ctx.at(first - 1).kind != token_kind::directive_hash) --first;
+  std::size_t last = i;
+  while (last + 1 < ctx.size() && ctx.at(last + 1).kind != token_kind::directive_end) ++last;
+  std::string condition(ctx.source(first, last));
+  if (condition.size() > 160) condition = condition.substr(0, 160) + "...";
   ctx.report("cuda-arch-check", i,
-             "`#" + directive + " ... " + std::string(name) + condition +
-                 "` tests the CUDA architecture; on HIP the macro is undefined");
+             "`#" + condition + "` tests the CUDA architecture; on HIP " + std::string(name) + " is undefined");
 }
 
 void wmma_and_async(scan_context& ctx, std::size_t i) {

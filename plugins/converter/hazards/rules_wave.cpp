@@ -114,6 +114,27 @@ void warp_size_constant(scan_context& ctx, std::size_t i) {
   }
 }
 
+/// `#define FULL_MASK 0xffffffff` or `const unsigned kMask = 0xffffffffu;`: a 32-lane full mask.
+void mask_definition(scan_context& ctx, std::size_t i) {
+  const std::string_view name = ctx.at(i).text;
+  if (lower(name).find("mask") == std::string::npos) return;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  if (i >= 2 && ctx.at(i - 2).kind == token_kind::directive_hash && ctx.is(i - 1, "define")) {
+    begin = i + 1;
+    end = begin;
+    while (end < ctx.size() && ctx.at(end).kind != token_kind::directive_end) ++end;
+  } else if (ctx.is(i + 1, "=")) {
+    begin = i + 2;
+    end = begin;
+    while (end < ctx.size() && !ctx.is(end, ";") && !ctx.is(end, ",") && !ctx.is(end, ")")) ++end;
+  }
+  if (begin == 0 || end <= begin) return;
+  if (ctx.evaluate(begin, end).value_or(0) == 0xffffffffLL) {
+    ctx.report("full-mask-32", i, "`" + std::string(name) + "` is the 32-lane full mask 0xffffffff");
+  }
+}
+
 void sync_intrinsic(scan_context& ctx, std::size_t i) {
   const std::string_view name = ctx.at(i).text;
   if (std::find(sync_intrinsics.begin(), sync_intrinsics.end(), name) == sync_intrinsics.end()) return;
@@ -178,7 +199,7 @@ void reduction_loop(scan_context& ctx, std::size_t i) {
   for (std::size_t k = close + 1; k < body_end && k < ctx.size(); ++k) {
     if (ctx.is_ident(k) && ctx.at(k).text.substr(0, 6) == "__shfl") {
       ctx.report("reduction-from-16", i,
-                 std::string("shuffle loop `") + ctx.spelled(i, close + 1) + "` " +
+                 std::string("shuffle loop `") + std::string(ctx.source(i, close)) + "` " +
                      (from_16 ? "starts at offset 16" : "stops below 32") + ": it reduces over 32 lanes only");
       return;
     }
@@ -220,6 +241,7 @@ void scan_wave_rules(scan_context& ctx) {
     }
     if (t.kind != token_kind::identifier) continue;
     warp_size_constant(ctx, i);
+    mask_definition(ctx, i);
     sync_intrinsic(ctx, i);
     ballot_width(ctx, i);
     reduction_loop(ctx, i);

@@ -198,6 +198,13 @@ std::vector<std::pair<std::size_t, std::size_t>> scan_context::arguments(std::si
   return out;
 }
 
+std::string_view scan_context::source(std::size_t first, std::size_t last) const noexcept {
+  if (first >= tokens_.size() || last >= tokens_.size() || last < first) return {};
+  const std::size_t begin = tokens_[first].begin;
+  const std::size_t end = tokens_[last].begin + tokens_[last].text.size();
+  return text_.substr(begin, end - begin);
+}
+
 std::string scan_context::spelled(std::size_t begin, std::size_t end) const {
   std::string out;
   for (std::size_t i = begin; i < end && i < tokens_.size(); ++i) {

@@ -50,6 +50,9 @@ class scan_context {
   /// (), [] and {} nest; template angle brackets are not tracked).
   std::vector<std::pair<std::size_t, std::size_t>> arguments(std::size_t open, std::size_t close) const;
 
+  /// The source text from token `first` through token `last` (inclusive), comments included.
+  std::string_view source(std::size_t first, std::size_t last) const noexcept;
+
   /// Tokens [begin, end) joined by single spaces, for messages.
   std::string spelled(std::size_t begin, std::size_t end) const;
 

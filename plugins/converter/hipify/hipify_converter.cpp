@@ -72,7 +72,11 @@ sdk::converter::convert_response hipify_converter::convert(const sdk::converter:
         return kind == convert::file_kind::build ? convert::convert_build_file(input.path, input.text)
                                                  : convert::convert_source(input.path, input.text, options);
       },
-      [&ctx] { ctx.throw_if_cancelled(); });
+      [&ctx] { ctx.throw_if_cancelled(); },
+      [&options](const std::vector<const convert::loaded_input*>& inputs) {
+        // Macros any file of the request defines are the project's, not unknown CUDA names.
+        for (const auto* input : inputs) convert::collect_defined_names(input->text, options.project_names);
+      });
   R2R_LOG(host_, info,
           "hipify: " << response.summary["files"] << " files, " << response.summary["converted"] << " converted, "
                      << response.summary["diagnostics_error"] << " errors left for review");

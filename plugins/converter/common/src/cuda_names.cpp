@@ -30,6 +30,8 @@ bool looks_like_cuda_name(std::string_view name) noexcept {
     if (starts_with(name, p) && name.size() > p.size() && name[p.size()] >= 'A' && name[p.size()] <= 'Z') return true;
   }
   if (name.size() > 2 && name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z') return true;
+  // Driver API types: CUdevice, CUstream, CUtensorMap.
+  if (name.size() > 2 && name[0] == 'C' && name[1] == 'U' && name[2] >= 'a' && name[2] <= 'z') return true;
   static constexpr std::array<std::string_view, 13> upper = {"CU_",    "CUDA_",     "CUDART_",   "CUBLAS_", "CURAND_",
                                                              "CUFFT_", "CUSPARSE_", "CUSOLVER_", "CUDNN_",  "NVRTC_",
                                                              "CUB_",   "__nv_",     "__CUDA"};
@@ -37,6 +39,23 @@ bool looks_like_cuda_name(std::string_view name) noexcept {
     if (starts_with(name, p) && name.size() > p.size()) return true;
   }
   return name == "nvcuda";
+}
+
+void collect_defined_names(std::string_view text, std::set<std::string, std::less<>>& names) {
+  std::size_t at = 0;
+  while ((at = text.find("define", at)) != std::string_view::npos) {
+    // `#` then optional blanks, then "define", then blanks, then the name.
+    std::size_t hash = at;
+    while (hash > 0 && (text[hash - 1] == ' ' || text[hash - 1] == '\t')) --hash;
+    at += 6;
+    if (hash == 0 || text[hash - 1] != '#') continue;
+    std::size_t begin = at;
+    if (begin >= text.size() || (text[begin] != ' ' && text[begin] != '\t')) continue;
+    while (begin < text.size() && (text[begin] == ' ' || text[begin] == '\t')) ++begin;
+    std::size_t end = begin;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    if (end > begin) names.emplace(text.substr(begin, end - begin));
+  }
 }
 
 file_kind classify_path(std::string_view path, const std::vector<std::string>& source_extensions) {

@@ -6,7 +6,9 @@
 #include <r2r/convert/mapping.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace r2r::convert {
 namespace {
@@ -89,6 +91,7 @@ class source_converter {
              "kernel launch `<<<` has no matching `>>>` before the end of the file",
              "complete the launch configuration: kernel<<<grid, block[, shared_bytes[, stream]]>>>(arguments)");
     }
+    report_unknown_names();
     out_.text.append(text_.data() + copied_, text_.size() - copied_);
     out_.changed = out_.text != text_;
     fill_stats();
@@ -155,8 +158,13 @@ class source_converter {
     ++identifiers_;
     const std::string_view name = lexer_.text_of(t);
     if (t.in_directive && prev_.kind == token_kind::directive_hash) return;  // the directive's name
+    if (t.in_directive && prev_.kind == token_kind::identifier && prev2_.kind == token_kind::directive_hash &&
+        lexer_.text_of(prev_) == "define") {
+      defined_.emplace(name);  // the file's own macro
+    }
     if (name == "__global__") ++kernels_;
     if (qualified_or_member()) return;
+    if (!options_.ignore_names.empty() && options_.ignore_names.find(name) != options_.ignore_names.end()) return;
     const char second = name.size() > 1 ? name[1] : '\0';
     if (may_be_name(name[0], second)) {
       if (const name_row* row = find_name(name)) {
@@ -167,15 +175,35 @@ class source_converter {
         pending_namespace_.emplace(t, ns);
         return;
       }
+      if (const unlisted_row* u = find_unlisted(name)) {
+        ++unsupported_;
+        report(t, "error", "unsupported", name,
+               std::string(name) + " (" + std::string(api_display_name(u->api)) +
+                   ") is missing from the HIPIFY tables and has no HIP equivalent; the name was left unchanged",
+               std::string(u->hint));
+        return;
+      }
     }
     if (options_.report_unknown_names && looks_like_cuda_name(name) &&
-        options_.ignore_names.find(name) == options_.ignore_names.end()) {
-      ++unknown_;
-      if (!first_time("unknown", name)) return;
-      report(t, "warning", "unknown_cuda_name", name,
-             std::string(name) + " looks like a CUDA name but is in no CUDA->HIP table; it was left unchanged",
-             unknown_hint(name));
+        options_.project_names.find(name) == options_.project_names.end()) {
+      // Reported at the end of the file, unless the file #defines the name itself.
+      auto [it, first] = unknown_counts_.emplace(std::string(name), 0);
+      ++it->second;
+      if (first) unknown_first_.push_back(t);
     }
+  }
+
+  void report_unknown_names() {
+    for (const token& t : unknown_first_) {
+      const std::string name(lexer_.text_of(t));
+      if (defined_.count(name) != 0) continue;
+      unknown_ += unknown_counts_[name];
+      report(t, "warning", "unknown_cuda_name", name,
+             name + " looks like a CUDA name but is in no CUDA->HIP table; it was left unchanged", unknown_hint(name));
+    }
+    std::stable_sort(out_.diagnostics.begin(), out_.diagnostics.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
   }
 
   static std::string unknown_hint(std::string_view name) {
@@ -247,6 +275,17 @@ class source_converter {
                  ? std::string("MIOpen has no direct counterpart either; restructure this part with MIOpen by hand")
                  : "MIOpen's counterpart is " + std::string(row.alternative) +
                        "; descriptors and algorithm search differ, so port the surrounding code by hand");
+      return;
+    }
+    // Table names without a CUDA prefix (texture, saturate, umin, ...) are also common project
+    // identifiers: reported as warnings that say how to silence them.
+    const bool generic = !looks_like_cuda_name(name) && name.substr(0, 2) != "__";
+    if (generic) {
+      report(t, "warning", "unsupported", name,
+             std::string(name) + " is a " + std::string(api_display_name(row.api)) +
+                 " name without a HIP equivalent; the name was left unchanged",
+             "if this is the project's own " + std::string(name) +
+                 ", add it to ignore_names in the converter's config; otherwise: " + unmapped_hint(row));
       return;
     }
     if (!row.listed.empty()) {
@@ -365,6 +404,9 @@ class source_converter {
   std::optional<std::pair<token, const namespace_row*>> pending_namespace_;
   std::optional<token> open_launch_;
   std::set<std::string, std::less<>> once_;
+  std::set<std::string, std::less<>> defined_;          // macros this file #defines
+  std::map<std::string, std::int64_t> unknown_counts_;  // unknown CUDA-looking name -> occurrences
+  std::vector<token> unknown_first_;                    // first occurrence of each, in file order
   std::int64_t identifiers_ = 0, renamed_ = 0, includes_ = 0, launches_ = 0, kernels_ = 0, unsupported_ = 0,
                unknown_ = 0, notes_ = 0, left_ = 0;
 };

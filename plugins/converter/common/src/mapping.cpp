@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/convert/mapping.hpp>
 
+#include <algorithm>
 #include <bitset>
 #include <cstdint>
 #include <string_view>
@@ -69,6 +70,7 @@ struct indexes {
   indexes() {
     for (const auto& row : name_rows()) prefixes.set(prefix_bits(row.cuda));
     for (const auto& row : namespace_rows()) prefixes.set(prefix_bits(row.cuda));
+    for (const auto& row : unlisted_rows()) prefixes.set(prefix_bits(row.cuda));
   }
   static std::size_t prefix_bits(std::string_view s) noexcept {
     const auto first = static_cast<unsigned char>(s.empty() ? '\0' : s[0]);
@@ -178,6 +180,9 @@ std::span<const library_row> library_rows() noexcept {
 std::span<const namespace_row> namespace_rows() noexcept {
   return generated::namespaces;
 }
+std::span<const unlisted_row> unlisted_rows() noexcept {
+  return generated::unlisted_names;
+}
 
 const name_row* find_name(std::string_view cuda_name) noexcept {
   return index().by_cuda.find(cuda_name, cuda_key);
@@ -224,6 +229,13 @@ const namespace_row* find_namespace(std::string_view cuda_namespace) noexcept {
     if (row.cuda == cuda_namespace) return &row;
   }
   return nullptr;
+}
+
+const unlisted_row* find_unlisted(std::string_view cuda_name) noexcept {
+  const auto rows = unlisted_rows();
+  const auto it = std::lower_bound(rows.begin(), rows.end(), cuda_name,
+                                   [](const unlisted_row& row, std::string_view name) { return row.cuda < name; });
+  return it != rows.end() && it->cuda == cuda_name ? &*it : nullptr;
 }
 
 }  // namespace r2r::convert

@@ -3,12 +3,15 @@
 #include <r2r/convert/unified_diff.hpp>
 
 #include <map>
+#include <optional>
+#include <vector>
 
 namespace r2r::convert {
 
 sdk::converter::convert_response transform_files(const sdk::converter::convert_request& request,
                                                  const transform_options& options, const transform_fn& transform,
-                                                 const std::function<void()>& throw_if_cancelled) {
+                                                 const std::function<void()>& throw_if_cancelled,
+                                                 const prepare_fn& prepare) {
   check_root(request.root, "root");
   check_root(request.out_root, "out_root");
   check_root(request.base_root, "base_root");
@@ -17,40 +20,50 @@ sdk::converter::convert_response transform_files(const sdk::converter::convert_r
 
   sdk::converter::convert_response response;
   response.converter = options.converter_id;
-  response.files.reserve(request.files.size());
-  for (const auto& f : request.files) {
+  response.files.resize(request.files.size());
+  // Phase 1: classify and load; a file that is skipped or bad gets its result now.
+  std::vector<std::optional<loaded_input>> inputs(request.files.size());
+  std::vector<file_kind> kinds(request.files.size(), file_kind::other);
+  std::vector<const loaded_input*> valid;
+  for (std::size_t i = 0; i < request.files.size(); ++i) {
     if (throw_if_cancelled) throw_if_cancelled();
-    const file_kind kind = classify_path(f.path, options.source_extensions);
-    if (kind == file_kind::other || (kind == file_kind::build && !options.build_files)) {
-      sdk::converter::file_result skipped;
-      skipped.path = f.path;
-      skipped.status = "skipped";
-      response.files.push_back(std::move(skipped));
+    const auto& f = request.files[i];
+    response.files[i].path = f.path;
+    kinds[i] = classify_path(f.path, options.source_extensions);
+    if (kinds[i] == file_kind::other || (kinds[i] == file_kind::build && !options.build_files)) {
+      response.files[i].status = "skipped";
       continue;
     }
-    loaded_input input = load_input(f, request.root, options.max_file_bytes);
-    if (input.problem) {
-      response.files.push_back(bad_input_result(f.path, *input.problem));
+    inputs[i] = load_input(f, request.root, options.max_file_bytes);
+    if (inputs[i]->problem) {
+      response.files[i] = bad_input_result(f.path, *inputs[i]->problem);
+      inputs[i].reset();
       continue;
     }
-    conversion converted = transform(input, kind);
-    sdk::converter::file_result result;
-    result.path = f.path;
+    valid.push_back(&*inputs[i]);
+  }
+  if (prepare) prepare(valid);
+  // Phase 2: transform, diff, write.
+  for (std::size_t i = 0; i < request.files.size(); ++i) {
+    if (!inputs[i]) continue;
+    if (throw_if_cancelled) throw_if_cancelled();
+    const loaded_input& input = *inputs[i];
+    conversion converted = transform(input, kinds[i]);
+    sdk::converter::file_result& result = response.files[i];
     result.stats = std::move(converted.stats);
     result.diagnostics = std::move(converted.diagnostics);
     if (converted.failed) {
       result.status = "error";
-      response.files.push_back(std::move(result));
       continue;
     }
     result.status = converted.changed ? "converted" : "unchanged";
     if (converted.changed) {
-      const auto base = read_base(request.base_root, f.path, options.max_file_bytes);
-      result.diff = unified_diff(f.path, base ? *base : input.text, converted.text);
-      if (!request.out_root.empty()) write_output(request.out_root, f.path, converted.text);
+      const auto base = read_base(request.base_root, input.path, options.max_file_bytes);
+      result.diff = unified_diff(input.path, base ? *base : input.text, converted.text);
+      if (!request.out_root.empty()) write_output(request.out_root, input.path, converted.text);
     }
     if (return_text) result.text = std::move(converted.text);
-    response.files.push_back(std::move(result));
+    inputs[i].reset();  // release the input text as soon as it is done
   }
   summarize(response);
   return response;

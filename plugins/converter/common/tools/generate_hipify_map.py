@@ -6,7 +6,7 @@ Inputs (all committed in the repository):
   third_party/hipify-tables/*.md      AMD HIPIFY's CUDA->HIP tables (MIT, see LICENSE-HIPIFY.txt)
   plugins/converter/common/data/project_map.json
                                       project-authored rules the tables do not carry (headers,
-                                      link libraries, namespaces)
+                                      link libraries, namespaces, device intrinsics they omit)
 Output:
   plugins/converter/common/generated/hipify_map.inc
                                       a sorted C++ table compiled into the converter library
@@ -210,6 +210,15 @@ def render(rows, conflicts, project, license_text):
         w("    {%s, %s, %s, %s, %s}," % (cxx_string(lib["cuda"]), cxx_string(lib["hip"]), cxx_string(lib["cmake_cuda"]),
                                        cxx_string(lib["cmake_hip"]),
                                        "true" if lib.get("action") == "manual" else "false"))
+    w("};")
+    w("")
+    w("// {cuda name, api, hint}: device intrinsics the tables do not list (project-authored, sorted)")
+    w("inline constexpr unlisted_row unlisted_names[] = {")
+    unlisted = sorted(project["unlisted_device_names"], key=lambda x: x["cuda"])
+    for u in unlisted:
+        if u["cuda"] in rows:
+            sys.exit(f"project_map.json: unlisted name {u['cuda']} is in the tables ({rows[u['cuda']]['where']})")
+        w("    {%s, api::%s, %s}," % (cxx_string(u["cuda"]), u["api"], cxx_string(u["hint"])))
     w("};")
     w("")
     w("// {cuda namespace, hip namespace, api}")

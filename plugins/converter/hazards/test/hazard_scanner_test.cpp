@@ -72,17 +72,17 @@ TEST(Hazards, ReductionsOverThirtyTwoLanes) {
 
 TEST(Hazards, SyncIntrinsicsAndMasks) {
   const std::string text =
-      "#define FULL 0xffffffff\n"
-      "v = __shfl_down_sync(FULL, v, 1);\n"
+      "#define FULL_MASK 0xffffffff\n"
+      "v = __shfl_down_sync(FULL_MASK, v, 1);\n"
       "v = __shfl_sync(mask, v, 0);\n"
       "v = __shfl_down(v, 1);\n";
   const auto scan = scan_hazards("t.cu", text);
   EXPECT_EQ(lines_of(text, "warp-sync-intrinsic"), (std::vector<std::int64_t>{2, 3}));
-  EXPECT_EQ(lines_of(text, "full-mask-32"), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(lines_of(text, "full-mask-32"), (std::vector<std::int64_t>{1, 2}));
   for (const auto& h : scan.hazards) {
     if (h.rule == "warp-sync-intrinsic" && h.line == 2) {
       EXPECT_THAT(h.message, HasSubstr("0xffffffff"));
-      EXPECT_EQ(h.excerpt, "v = __shfl_down_sync(FULL, v, 1);");
+      EXPECT_EQ(h.excerpt, "v = __shfl_down_sync(FULL_MASK, v, 1);");
     }
   }
 }

@@ -36,7 +36,11 @@ struct hipify_options {
   /// false: change nothing; report each CUDA name or include that has a HIP mapping as a
   /// `left_unconverted` warning (used to audit another tool's output).
   bool rewrite = true;
-  std::set<std::string, std::less<>> ignore_names;  // never reported as unknown CUDA names
+  std::set<std::string, std::less<>> ignore_names;  // never renamed or reported
+  /// Names the project defines (macros found by collect_defined_names in the files of a request):
+  /// never reported as unknown CUDA names. Macros #defined in the converted file itself are
+  /// recognised without this.
+  std::set<std::string, std::less<>> project_names;
   /// True when a quoted include names a file of the project itself (relative to the including
   /// file's directory). May be empty: then every CUDA header name is treated as CUDA's.
   std::function<bool(std::string_view include_path, std::string_view including_file)> include_exists;
@@ -61,6 +65,10 @@ conversion convert_build_file(std::string_view path, std::string_view text);
 /// What kind of file a path is for the converters.
 enum class file_kind { source, build, other };
 file_kind classify_path(std::string_view path, const std::vector<std::string>& source_extensions);
+
+/// Adds the names of the macros `text` #defines to `names` (a fast textual scan: a #define inside
+/// a comment or string also counts, which only silences unknown-name reports).
+void collect_defined_names(std::string_view text, std::set<std::string, std::less<>>& names);
 
 /// True when `name` looks like a CUDA API name (cudaX, cuX, CU_/CUDA_ prefixes, cuBLAS & co.,
 /// __nv_, __CUDA): the rule for names in no table.

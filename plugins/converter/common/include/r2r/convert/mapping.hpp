@@ -82,6 +82,13 @@ struct library_row {
   bool manual;                  // no mechanical port (cuDNN -> MIOpen)
 };
 
+/// A CUDA device intrinsic the tables do not list (project data; absent from HIP 5.2.3).
+struct unlisted_row {
+  std::string_view cuda;
+  convert::api api;
+  std::string_view hint;
+};
+
 struct namespace_row {
   std::string_view cuda;
   std::string_view hip;
@@ -95,6 +102,7 @@ std::span<const header_row> header_rows() noexcept;
 std::span<const header_row> header_prefix_rows() noexcept;
 std::span<const library_row> library_rows() noexcept;
 std::span<const namespace_row> namespace_rows() noexcept;
+std::span<const unlisted_row> unlisted_rows() noexcept;
 
 /// The row of a CUDA name, or nullptr. O(1): a hash index built on first use.
 const name_row* find_name(std::string_view cuda_name) noexcept;
@@ -109,6 +117,7 @@ const header_row* find_header(std::string_view include_path) noexcept;
 const library_row* find_library(std::string_view cuda_link_name) noexcept;
 const library_row* find_cmake_target(std::string_view cuda_cmake_target) noexcept;
 const namespace_row* find_namespace(std::string_view cuda_namespace) noexcept;
+const unlisted_row* find_unlisted(std::string_view cuda_name) noexcept;
 
 /// True when `hip_name` is the HIP side of some row (used to prove idempotence in tests).
 bool is_hip_name(std::string_view hip_name) noexcept;

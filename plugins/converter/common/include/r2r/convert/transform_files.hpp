@@ -25,11 +25,16 @@ struct transform_options {
 /// Converts one loaded, valid input of the given kind (source or build).
 using transform_fn = std::function<conversion(const loaded_input& input, file_kind kind)>;
 
+/// Sees every valid input of the request before the first transform (to collect project-wide
+/// facts such as the macros the project defines).
+using prepare_fn = std::function<void(const std::vector<const loaded_input*>& inputs)>;
+
 /// Throws sdk::invalid_argument for a malformed request (bad paths or roots), sdk::cancelled when
-/// `throw_if_cancelled` throws between files.
+/// `throw_if_cancelled` throws between files. All inputs are loaded before the transforms run.
 sdk::converter::convert_response transform_files(const sdk::converter::convert_request& request,
                                                  const transform_options& options, const transform_fn& transform,
-                                                 const std::function<void()>& throw_if_cancelled);
+                                                 const std::function<void()>& throw_if_cancelled,
+                                                 const prepare_fn& prepare = {});
 
 /// Fills response.summary from the file results, hazards and builds (counts by status, by
 /// diagnostic severity, and the sum of every per-file statistic).
