@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <unordered_set>
 
 namespace r2r::plugins::converter {
 namespace {
@@ -173,15 +174,6 @@ void textures(scan_context& ctx, std::size_t i) {
   }
 }
 
-void device_properties(scan_context& ctx, std::size_t i, bool file_uses_props) {
-  if (!file_uses_props || i == 0 || !(ctx.is(i - 1, ".") || ctx.is(i - 1, "->"))) return;
-  const std::string_view name = ctx.at(i).text;
-  const auto fields = missing_device_prop_fields();
-  if (std::find(fields.begin(), fields.end(), name) != fields.end()) {
-    ctx.report("device-prop-field", i, "device-property field `" + std::string(name) + "` is read");
-  }
-}
-
 void headers(scan_context& ctx, std::size_t i) {
   const std::string_view h = ctx.at(i).text;
   const std::string_view inner = h.size() > 2 ? h.substr(1, h.size() - 2) : h;
@@ -193,6 +185,18 @@ void headers(scan_context& ctx, std::size_t i) {
 }  // namespace
 
 void scan_feature_rules(scan_context& ctx) {
+  // Identifiers some rule looks at; every other identifier costs one hash lookup.
+  static const std::unordered_set<std::string_view> interesting = [] {
+    std::unordered_set<std::string_view> names{"asm",  "__asm__", "__asm",   "nvcuda",
+                                               "wmma", "texture", "surface", "__launch_bounds__"};
+    names.insert(cp_async_names.begin(), cp_async_names.end());
+    names.insert(tma_names.begin(), tma_names.end());
+    names.insert(texture_reference_calls.begin(), texture_reference_calls.end());
+    names.insert(texture_fetches.begin(), texture_fetches.end());
+    return names;
+  }();
+  static const std::unordered_set<std::string_view> prop_fields(missing_device_prop_fields().begin(),
+                                                                missing_device_prop_fields().end());
   const bool uses_props = ctx.mentions("cudaDeviceProp") || ctx.mentions("hipDeviceProp_t");
   for (std::size_t i = 0; i < ctx.size(); ++i) {
     const auto& t = ctx.at(i);
@@ -201,11 +205,18 @@ void scan_feature_rules(scan_context& ctx) {
       continue;
     }
     if (t.kind != token_kind::identifier) continue;
+    if (t.text.size() > 12 && t.text.substr(0, 12) == "__CUDA_ARCH_") {
+      cuda_arch(ctx, i);
+      continue;
+    }
+    if (uses_props && i > 0 && (ctx.is(i - 1, ".") || ctx.is(i - 1, "->")) && prop_fields.count(t.text) != 0) {
+      ctx.report("device-prop-field", i, "device-property field `" + std::string(t.text) + "` is read");
+      continue;
+    }
+    if (interesting.count(t.text) == 0) continue;
     inline_asm(ctx, i);
-    cuda_arch(ctx, i);
     wmma_and_async(ctx, i);
     textures(ctx, i);
-    device_properties(ctx, i, uses_props);
     if (t.text == "__launch_bounds__" && ctx.is(i + 1, "(")) {
       const auto args = ctx.arguments(i + 1, ctx.matching(i + 1));
       if (args.size() >= 2) {

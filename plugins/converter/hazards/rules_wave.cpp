@@ -240,14 +240,23 @@ void scan_wave_rules(scan_context& ctx) {
       continue;
     }
     if (t.kind != token_kind::identifier) continue;
-    warp_size_constant(ctx, i);
-    mask_definition(ctx, i);
-    sync_intrinsic(ctx, i);
-    ballot_width(ctx, i);
-    reduction_loop(ctx, i);
-    cooperative_tiles(ctx, i);
-    if (t.text == "__activemask") ctx.report("activemask", i, "__activemask() returns the warp's active lanes");
-    if (t.text == "__syncwarp") ctx.report("syncwarp", i, "__syncwarp() synchronises the lanes of a warp");
+    // Cheap dispatch first: most identifiers concern no rule.
+    const std::string_view name = t.text;
+    const bool defined = i >= 2 && ctx.at(i - 2).kind == token_kind::directive_hash && ctx.is(i - 1, "define");
+    if (defined || ctx.is(i + 1, "=") || ctx.is(i + 1, "{")) {
+      warp_size_constant(ctx, i);
+      mask_definition(ctx, i);
+    }
+    if (name.size() > 2 && name[0] == '_' && name[1] == '_') {
+      sync_intrinsic(ctx, i);
+      ballot_width(ctx, i);
+      if (name == "__activemask") ctx.report("activemask", i, "__activemask() returns the warp's active lanes");
+      if (name == "__syncwarp") ctx.report("syncwarp", i, "__syncwarp() synchronises the lanes of a warp");
+    } else if (name == "for") {
+      reduction_loop(ctx, i);
+    } else if (name == "tiled_partition" || name == "thread_block_tile" || name == "coalesced_threads") {
+      cooperative_tiles(ctx, i);
+    }
   }
 }
 

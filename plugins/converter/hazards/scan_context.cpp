@@ -139,9 +139,6 @@ class evaluator {
 
 scan_context::scan_context(std::string_view path, std::string_view text, std::vector<scan_token> tokens)
     : path_(path), text_(text), tokens_(std::move(tokens)) {
-  for (const auto& t : tokens_) {
-    if (t.kind == token_kind::identifier) identifiers_.insert(t.text);
-  }
   collect_constants();
 }
 
@@ -160,7 +157,10 @@ bool scan_context::is_number(std::size_t i) const noexcept {
 }
 
 bool scan_context::mentions(std::string_view name) const {
-  return identifiers_.count(name) != 0;
+  for (const auto& t : tokens_) {
+    if (t.kind == token_kind::identifier && t.text == name) return true;
+  }
+  return false;
 }
 
 std::size_t scan_context::matching(std::size_t open) const noexcept {

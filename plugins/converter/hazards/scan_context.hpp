@@ -85,7 +85,6 @@ class scan_context {
   std::string_view text_;
   std::vector<scan_token> tokens_;
   std::map<std::string_view, std::pair<std::size_t, std::size_t>> constants_;  // name -> token range
-  std::set<std::string_view> identifiers_;
   std::set<std::pair<std::string_view, std::int64_t>> reported_;
   std::vector<sdk::converter::hazard> hazards_;
 };

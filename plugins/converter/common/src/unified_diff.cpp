@@ -121,9 +121,27 @@ std::string unified_diff(std::string_view path, std::string_view before, std::st
          same_line(a.text.size() - 1 - tail, b.text.size() - 1 - tail))
     ++tail;
 
-  // Edit script over the whole files: head equal, middle by Myers, tail equal.
+  // Edit script over the whole files: head equal, middle, tail equal.
   std::vector<op> script(head, op::equal);
-  {
+  const std::size_t a_mid = a.text.size() - tail - head;
+  const std::size_t b_mid = b.text.size() - tail - head;
+  if (a_mid == b_mid) {
+    // As many lines on both sides (a converter that rewrites within lines): pair them by position,
+    // which is linear and reads as the edit that happened. Runs of changed lines show their
+    // removals first, then their insertions.
+    for (std::size_t k = 0; k < a_mid;) {
+      if (same_line(head + k, head + k)) {
+        script.push_back(op::equal);
+        ++k;
+        continue;
+      }
+      std::size_t run = k;
+      while (run < a_mid && !same_line(head + run, head + run)) ++run;
+      script.insert(script.end(), run - k, op::remove);
+      script.insert(script.end(), run - k, op::insert);
+      k = run;
+    }
+  } else {
     std::unordered_map<std::string_view, int> ids;
     std::vector<int> ma;
     std::vector<int> mb;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Unified diffs (the format `patch -p1` and `git apply` read) between two texts, line-based, with a
-// minimal edit script (Myers) after trimming the common head and tail. Deterministic.
-// A change whose minimal script would need more than `max_edit_distance` edits is written as one
-// replace hunk over the changed middle: still a correct patch, only less compact.
+// Unified diffs (the format `patch -p1` and `git apply` read) between two texts, line-based.
+// After trimming the common head and tail: when both middles have as many lines (what converters
+// that rewrite within lines produce) lines are paired by position, in linear time; otherwise the
+// edit script is minimal (Myers). Deterministic. A change whose minimal script would need more
+// than `max_edit_distance` edits is written as one replace hunk over the changed middle: still a
+// correct patch, only less compact.
 #pragma once
 
 #include <cstddef>
