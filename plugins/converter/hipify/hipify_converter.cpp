@@ -66,6 +66,10 @@ sdk::converter::convert_response hipify_converter::convert(const sdk::converter:
     return false;
   };
 
+  if (!request.root.empty()) {
+    const auto& macros = project_macros(request.root, ctx);
+    options.project_names.insert(macros.begin(), macros.end());
+  }
   auto response = convert::transform_files(
       request, transform_,
       [&options](const convert::loaded_input& input, convert::file_kind kind) {
@@ -81,6 +85,28 @@ sdk::converter::convert_response hipify_converter::convert(const sdk::converter:
           "hipify: " << response.summary["files"] << " files, " << response.summary["converted"] << " converted, "
                      << response.summary["diagnostics_error"] << " errors left for review");
   return response;
+}
+
+const std::set<std::string, std::less<>>& hipify_converter::project_macros(const std::string& root,
+                                                                           sdk::call_context& ctx) {
+  if (auto it = macros_by_root_.find(root); it != macros_by_root_.end()) return it->second;
+  std::set<std::string, std::less<>> names;
+  std::error_code ec;
+  const std::filesystem::path base(root);
+  for (auto it = std::filesystem::recursive_directory_iterator(base, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && it->path().filename() == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    const std::string rel = std::filesystem::relative(it->path(), base, ec).generic_string();
+    if (ec || convert::classify_path(rel, transform_.source_extensions) != convert::file_kind::source) continue;
+    ctx.throw_if_cancelled();
+    const auto input = convert::load_input({rel, std::nullopt}, root, transform_.max_file_bytes);
+    if (!input.problem) convert::collect_defined_names(input.text, names);
+  }
+  return macros_by_root_[root] = std::move(names);
 }
 
 }  // namespace r2r::plugins::converter

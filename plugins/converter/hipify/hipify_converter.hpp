@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,8 +40,13 @@ class hipify_converter {
   static sdk::method_table<hipify_converter> methods() { return sdk::converter::methods<hipify_converter>(); }
 
  private:
+  /// Macro names #defined by the source files under `root` (read once per root and kept: the
+  /// stages of a port call the converter in batches over the same tree).
+  const std::set<std::string, std::less<>>& project_macros(const std::string& root, sdk::call_context& ctx);
+
   convert::hipify_options options_;
   convert::transform_options transform_;
+  std::map<std::string, std::set<std::string, std::less<>>> macros_by_root_;
   sdk::host host_;
 };
 

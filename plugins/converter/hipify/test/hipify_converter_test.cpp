@@ -145,6 +145,18 @@ TEST_F(HipifyConverter, ProjectHeadersInTheRequestOrUnderRootAreNotCudas) {
   EXPECT_TRUE(r.files[3].diagnostics.empty());
 }
 
+TEST_F(HipifyConverter, MacrosTheProjectDefinesAreNotUnknownCudaNames) {
+  put("include/check.h", "#pragma once\n#define CUDA_CHECK(x) (x)\n");
+  put("src/a.cu", "void f(float* p) { CUDA_CHECK(cudaFree(p)); CUDA_FANCY(p); }\n");
+  hipify_converter c(hipify_converter::config{}, host_.sdk_host());
+  auto ctx = host_.context();
+  // Only a.cu is in the request; the header that defines CUDA_CHECK is found under root.
+  const auto r = c.convert(request({{"root", dir_.string()}, {"files", {{{"path", "src/a.cu"}}}}}), ctx);
+  ASSERT_EQ(r.files[0].diagnostics.size(), 1u);
+  EXPECT_EQ(r.files[0].diagnostics[0].name, "CUDA_FANCY");
+  EXPECT_EQ(*r.files[0].text, "void f(float* p) { CUDA_CHECK(hipFree(p)); CUDA_FANCY(p); }\n");
+}
+
 TEST_F(HipifyConverter, TargetRocmFromRequestOrConfig) {
   hipify_converter::config cfg;
   cfg.rocm_version = "5.2";
