@@ -17,6 +17,9 @@ packages=(
   libcurl4-openssl-dev libarchive-dev docker.io busybox-static bubblewrap podman runc
   # tests
   libgtest-dev libgmock-dev googletest
+  # CUDA->HIP conversion: the offline build check and its tests compile with hipcc (HIP 5.2.3);
+  # hipRAND/rocRAND let the cuRAND corpus program compile; python3 runs the mapping generator check
+  hipcc libamdhip64-dev rocm-device-libs libhiprand-dev librocrand-dev python3
 )
 
 missing=()

@@ -25,6 +25,9 @@ struct cli_context {
   std::string request;                         // --request (plugins call)
   std::string kind;                            // --kind (plugins list)
   std::map<std::string, std::string> options;  // further command options by name (plan: commit, arch, out, ...)
+  std::string arch;      // --arch (port): comma-separated gfx targets
+  std::string rocm;      // --rocm (port): target ROCm release
+  std::string out_dir;   // --out (port)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
 
@@ -42,5 +45,6 @@ int run_plugins_call(const cli_context& ctx);
 int run_validate(const cli_context& ctx);
 int run_sandbox_doctor(const cli_context& ctx);
 int run_plan(const cli_context& ctx);
+int run_port(const cli_context& ctx);
 
 }  // namespace r2r::cli

@@ -78,6 +78,15 @@ const std::vector<command>& commands() {
        "Exit 0 when valid, 2 when not.",
        {},
        &r2r::cli::run_validate},
+      {"port",
+       "repo2rocm port SOURCE [--arch gfx90a,gfx942] [--rocm VERSION] [--out DIR] [--pipeline FILE] [--json]",
+       "Port a local CUDA project to HIP: copy SOURCE to DIR/tree (default ./<name>-rocm), run the convert\n"
+       "stages on the copy (hipify, hazard scan, offline hipcc build check for each --arch; the built-in\n"
+       "configs/pipelines/port.json unless --pipeline), and write DIR/patch.diff and DIR/convert.json\n"
+       "(per-file statistics, diagnostics with file:line:column, hazards, build results). SOURCE is never\n"
+       "written. Exit 0 when every stage ran, 1 when one failed, 2 on usage or configuration errors.",
+       {"arch", "rocm", "out", "pipeline"},
+       &r2r::cli::run_port},
   };
   return list;
 }
@@ -107,8 +116,11 @@ int main(int argc, char** argv) {
       "config", po::value<std::string>(), "plugins call: instance config (JSON, @FILE or -)")(
       "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)")(
       "commit", po::value<std::string>(), "plan: commit SHA, tag or branch to pin")(
-      "arch", po::value<std::string>(), "plan: target GPU arch, e.g. gfx942 (or an alias such as mi300x)")(
-      "out", po::value<std::string>(), "plan: output directory")(
+      "arch", po::value<std::string>(),
+      "plan: target GPU arch, e.g. gfx942 (or an alias such as mi300x); port: gfx targets to build-check, "
+      "comma-separated")(
+      "rocm", po::value<std::string>(), "port: target ROCm release (names HIP added later are reported)")(
+      "out", po::value<std::string>(), "plan, port: output directory")(
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
       "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)");
@@ -167,8 +179,8 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt :
-       {"kind", "pipeline", "config", "request", "commit", "arch", "out", "base-image", "cache-dir", "state-dir"}) {
+  for (const auto& opt : {"kind", "pipeline", "config", "request", "commit", "arch", "rocm", "out", "base-image",
+                          "cache-dir", "state-dir"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -187,6 +199,9 @@ int main(int argc, char** argv) {
   for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir"}) {
     if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
   }
+  if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();
+  if (vm.count("rocm")) ctx.rocm = vm["rocm"].as<std::string>();
+  if (vm.count("out")) ctx.out_dir = vm["out"].as<std::string>();
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   try {

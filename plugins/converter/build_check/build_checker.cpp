@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+#include "build_checker.hpp"
+
+#include "compile_log.hpp"
+
+#include <r2r/convert/file_io.hpp>
+#include <r2r/convert/scratch_dir.hpp>
+#include <r2r/convert/transform_files.hpp>
+
+#include <filesystem>
+#include <regex>
+
+namespace r2r::plugins::converter {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string extension_of(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return {};
+  return std::string(path.substr(dot));
+}
+
+std::string truncate_log(const std::string& log, std::size_t max) {
+  if (log.size() <= max) return log;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(log[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return log.substr(0, cut) + "\n[... " + std::to_string(log.size() - cut) + " more bytes]";
+}
+
+/// Compiler output is bytes; JSON needs UTF-8. Invalid sequences become '?'.
+std::string to_utf8(std::string text) {
+  for (std::size_t at = convert::first_invalid_utf8(text); at != std::string::npos;
+       at = convert::first_invalid_utf8(text)) {
+    text[at] = '?';
+  }
+  return text;
+}
+
+}  // namespace
+
+bool is_translation_unit(std::string_view path, std::string_view text) {
+  const std::string ext = extension_of(path);
+  if (ext == ".cu" || ext == ".hip") return true;
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++") {
+    return text.find("__global__") != std::string_view::npos ||
+           text.find("hip/hip_runtime") != std::string_view::npos || text.find("<<<") != std::string_view::npos;
+  }
+  return false;
+}
+
+void from_json(const nlohmann::json& j, build_checker::config& c) {
+  if (!j.is_object()) throw sdk::invalid_argument("config must be a JSON object");
+  const build_checker::config d;
+  c.hipcc = j.value("hipcc", d.hipcc);
+  c.search_dirs = j.value("search_dirs", d.search_dirs);
+  c.default_arch = j.value("default_arch", d.default_arch);
+  c.flags = j.value("flags", d.flags);
+  c.include_dirs = j.value("include_dirs", d.include_dirs);
+  c.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
+  c.max_log_bytes = j.value("max_log_bytes", d.max_log_bytes);
+  c.max_file_bytes = j.value("max_file_bytes", d.max_file_bytes);
+}
+
+build_checker::build_checker(const config& cfg, const sdk::host& host) : config_(cfg), host_(host) {
+  static const std::regex gfx("^gfx[0-9a-f]+(:[a-z0-9_]+[+-])*$");
+  for (const auto& arch : cfg.default_arch) {
+    if (!std::regex_match(arch, gfx)) {
+      throw sdk::invalid_argument("default_arch: expected gfx target names like gfx90a, found '" + arch + "'");
+    }
+  }
+  for (const auto& dir : cfg.include_dirs) convert::check_relative_path(dir);
+}
+
+hipcc_toolchain& build_checker::toolchain() {
+  if (!toolchain_) {
+    toolchain_ = hipcc_toolchain::find(config_.hipcc, config_.search_dirs);
+    if (!toolchain_) {
+      std::string where;
+      for (const auto& d : config_.search_dirs) where += d + ", ";
+      throw sdk::unavailable("hipcc ('" + config_.hipcc + "') was not found in " + where +
+                             "or $PATH, so nothing can be compiled here. Install ROCm's hipcc (on Debian 12: apt-get "
+                             "install hipcc libamdhip64-dev rocm-device-libs) or set `hipcc` in the plugin config");
+    }
+  }
+  return *toolchain_;
+}
+
+sdk::converter::convert_response build_checker::convert(const sdk::converter::convert_request& request,
+                                                        sdk::call_context& ctx) {
+  convert::check_root(request.root, "root");
+  for (const auto& f : request.files) convert::check_relative_path(f.path);
+  hipcc_toolchain& hipcc = toolchain();
+  const std::vector<std::string> archs = request.target.arch.empty() ? config_.default_arch : request.target.arch;
+  const auto cancelled = [&ctx] { return ctx.cancelled(); };
+
+  sdk::converter::convert_response response;
+  response.converter = "r2r.converter.build-check";
+  response.tool = sdk::converter::tool_info{"hipcc", hipcc.path(), hipcc.version()};
+
+  convert::scratch_dir scratch("r2r-build-check");
+  const fs::path inline_root = scratch.path() / "src";
+  std::vector<std::string> include_dirs;
+  // Inline files are written under the scratch directory, so their relative includes resolve.
+  struct unit {
+    std::size_t file_index;
+    fs::path source;
+  };
+  std::vector<unit> units;
+  for (const auto& f : request.files) {
+    ctx.throw_if_cancelled();
+    sdk::converter::file_result result;
+    result.path = f.path;
+    const auto input = convert::load_input(f, request.root, config_.max_file_bytes);
+    if (input.problem) {
+      response.files.push_back(convert::bad_input_result(f.path, *input.problem));
+      continue;
+    }
+    if (f.text) convert::write_output(inline_root.string(), f.path, *f.text);
+    if (!is_translation_unit(f.path, input.text)) {
+      result.status = "skipped";
+      response.files.push_back(std::move(result));
+      continue;
+    }
+    result.status = "unchanged";
+    units.push_back({response.files.size(), f.text ? inline_root / f.path : fs::path(request.root) / f.path});
+    response.files.push_back(std::move(result));
+  }
+  include_dirs.push_back(inline_root.string());
+  if (!request.root.empty()) {
+    include_dirs.push_back(request.root);
+    for (const auto& dir : config_.include_dirs) include_dirs.push_back((fs::path(request.root) / dir).string());
+  }
+
+  int object_index = 0;
+  for (const auto& arch : archs) {
+    if (units.empty()) break;
+    const auto& probe = hipcc.probe(arch, scratch.path().string(), cancelled);
+    ctx.throw_if_cancelled();
+    for (const auto& u : units) {
+      auto& file = response.files[u.file_index];
+      sdk::converter::build_result b;
+      b.file = file.path;
+      b.arch = arch;
+      if (!probe.supported) {
+        const compile_verdict v = classify_compile_failure(probe.output);
+        b.status = v.failure_class == "target_unknown" ? "not_checkable_here" : "failed";
+        b.failure_class = v.failure_class == "target_unknown" ? "target_unknown" : "tool_error";
+        b.message = v.failure_class == "target_unknown"
+                        ? "hipcc (" + hipcc.version() + ") cannot compile for " + arch +
+                              ": not checkable here; it is checked in a ROCm container whose toolchain knows " + arch
+                        : "hipcc cannot compile even a one-kernel file for " + arch + " (" + v.message +
+                              "): the toolchain is broken, so this unit was not checked";
+        b.log = to_utf8(truncate_log(probe.output, config_.max_log_bytes));
+        file.stats["builds_" + b.status] += 1;
+        response.builds.push_back(std::move(b));
+        continue;
+      }
+      // Include the unit's own directory first, as the compiler does for "..." includes.
+      std::vector<std::string> dirs{u.source.parent_path().string()};
+      dirs.insert(dirs.end(), include_dirs.begin(), include_dirs.end());
+      const std::string object = (scratch.path() / ("unit" + std::to_string(object_index++) + ".o")).string();
+      const auto r = hipcc.compile(u.source.string(), object, arch, dirs, config_.flags,
+                                   std::chrono::seconds(config_.timeout_seconds), cancelled, b.command);
+      if (r.cancelled) throw sdk::cancelled();
+      b.seconds = r.seconds;
+      const std::string output = r.start_error + r.err + r.out;
+      b.log = to_utf8(truncate_log(output, config_.max_log_bytes));
+      if (r.ok()) {
+        b.status = "passed";
+        b.failure_class = "none";
+        b.message = "compiled for " + arch;
+      } else if (r.timed_out) {
+        b.status = "failed";
+        b.failure_class = "timeout";
+        b.message = "hipcc did not finish within " + std::to_string(config_.timeout_seconds) + " s";
+      } else if (!r.started) {
+        b.status = "failed";
+        b.failure_class = "tool_error";
+        b.message = "hipcc did not start: " + r.start_error;
+      } else {
+        const compile_verdict v = classify_compile_failure(output);
+        b.status = v.status;
+        b.failure_class = v.failure_class;
+        b.message = v.message;
+        b.names = v.names;
+      }
+      file.stats["builds_" + b.status] += 1;
+      R2R_LOG(host_, info, "build-check " << file.path << " " << arch << ": " << b.status);
+      response.builds.push_back(std::move(b));
+    }
+  }
+  convert::summarize(response);
+  return response;
+}
+
+}  // namespace r2r::plugins::converter

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+#include "compile_log.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace r2r::plugins::converter {
+namespace {
+
+/// The text between the first pair of quotes after `marker` on the same line.
+std::vector<std::string> quoted_after(std::string_view text, std::string_view marker) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while ((at = text.find(marker, at)) != std::string_view::npos) {
+    const std::size_t eol = text.find('\n', at);
+    const std::string_view line = text.substr(at, eol == std::string_view::npos ? std::string_view::npos : eol - at);
+    const std::size_t open = line.find('\'');
+    const std::size_t close = open == std::string_view::npos ? open : line.find('\'', open + 1);
+    if (close != std::string_view::npos) {
+      std::string name(line.substr(open + 1, close - open - 1));
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+    }
+    at += marker.size();
+  }
+  return out;
+}
+
+std::string first_error_line(std::string_view text) {
+  const std::size_t at = text.find("error:");
+  if (at == std::string_view::npos) {
+    const std::size_t eol = text.find('\n');
+    return std::string(text.substr(0, std::min<std::size_t>(eol, 300)));
+  }
+  std::size_t start = text.rfind('\n', at);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  const std::size_t eol = text.find('\n', at);
+  std::string line(text.substr(start, (eol == std::string_view::npos ? text.size() : eol) - start));
+  if (line.size() > 300) line.resize(300);
+  return line;
+}
+
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+}  // namespace
+
+bool target_unknown(std::string_view out) {
+  return out.find("invalid target ID") != std::string_view::npos ||
+         out.find("Invalid offload arch") != std::string_view::npos ||
+         out.find("unsupported CUDA gpu architecture") != std::string_view::npos ||
+         out.find("unknown target CPU") != std::string_view::npos ||
+         out.find("Unsupported GPU architecture") != std::string_view::npos;
+}
+
+std::string rocm_library_of(std::string_view header) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 21> libraries{{
+      {"hipblaslt/", "hipBLASLt"}, {"hipblas/", "hipBLAS"},     {"hipblas.h", "hipBLAS"},
+      {"rocblas/", "rocBLAS"},     {"rocblas.h", "rocBLAS"},    {"hipfft/", "hipFFT"},
+      {"hipfft.h", "hipFFT"},      {"rocfft/", "rocFFT"},       {"hipcub/", "hipCUB"},
+      {"hipsolver/", "hipSOLVER"}, {"rocsolver/", "rocSOLVER"}, {"hipsparse/", "hipSPARSE"},
+      {"rocsparse/", "rocSPARSE"}, {"hiprand/", "hipRAND"},     {"rocrand/", "rocRAND"},
+      {"rocprim/", "rocPRIM"},     {"thrust/", "rocThrust"},    {"miopen/", "MIOpen"},
+      {"rccl/", "RCCL"},           {"rocwmma/", "rocWMMA"},     {"roctracer/", "rocTracer"},
+  }};
+  for (const auto& [prefix, name] : libraries) {
+    if (starts_with(header, prefix)) return std::string(name);
+  }
+  return {};
+}
+
+compile_verdict classify_compile_failure(std::string_view out) {
+  compile_verdict v;
+  if (target_unknown(out)) {
+    v.status = "not_checkable_here";
+    v.failure_class = "target_unknown";
+    v.message = "this hipcc does not know the target (" + first_error_line(out) +
+                "); it is checked in a ROCm container with a newer toolchain, never reported as passed";
+    return v;
+  }
+  // clang prints: fatal error: 'torch/extension.h' file not found (the name precedes the marker).
+  std::vector<std::string> headers;
+  for (std::size_t at = out.find("' file not found"); at != std::string_view::npos;
+       at = out.find("' file not found", at + 1)) {
+    const std::size_t open = out.rfind('\'', at - 1);
+    if (open != std::string_view::npos) headers.emplace_back(out.substr(open + 1, at - open - 1));
+  }
+  if (!headers.empty()) {
+    const std::string& h = headers.front();
+    v.names = headers;
+    if (starts_with(h, "torch/") || starts_with(h, "ATen/") || starts_with(h, "c10/") || h == "Python.h" ||
+        starts_with(h, "pybind11/") || starts_with(h, "caffe2/")) {
+      v.status = "checked_in_container";
+      v.failure_class = "needs_pytorch";
+      v.message = "needs the ROCm PyTorch headers (" + h +
+                  "), which this machine does not have; the build is checked in the ROCm PyTorch container";
+      return v;
+    }
+    if (const std::string lib = rocm_library_of(h); !lib.empty()) {
+      v.status = "checked_in_container";
+      v.failure_class = "missing_library";
+      v.message = "needs " + lib + " (" + h +
+                  "), which is not installed on this machine; ROCm images ship it, "
+                  "so the build is checked in the container";
+      return v;
+    }
+    v.status = "failed";
+    v.failure_class = "missing_header";
+    v.message = "header " + h +
+                " was not found: an unconverted CUDA include, a project include directory missing "
+                "from include_dirs, or a dependency to install";
+    return v;
+  }
+  std::vector<std::string> names = quoted_after(out, "undeclared identifier");
+  for (const char* marker : {"unknown type name", "no template named", "no member named"}) {
+    for (auto& n : quoted_after(out, marker)) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+    }
+  }
+  if (!names.empty()) {
+    v.status = "failed";
+    v.failure_class = "undeclared_identifier";
+    v.names = names;
+    std::string listed;
+    for (std::size_t i = 0; i < names.size() && i < 8; ++i) listed += (i ? ", " : "") + names[i];
+    v.message = "undeclared names: " + listed +
+                " (CUDA names without a HIP equivalent in this ROCm, or missing "
+                "includes); see the converter's diagnostics for each";
+    return v;
+  }
+  v.status = "failed";
+  v.failure_class = "compile_error";
+  v.message = first_error_line(out);
+  return v;
+}
+
+}  // namespace r2r::plugins::converter

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// Classification of hipcc diagnostics (texts as clang 15 / HIP 5.2 print them).
+#include "compile_log.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+using r2r::plugins::converter::classify_compile_failure;
+using r2r::plugins::converter::rocm_library_of;
+using ::testing::HasSubstr;
+
+TEST(CompileLog, UnknownTargetIsNotCheckableHere) {
+  const auto v = classify_compile_failure(
+      "clang: error: invalid target ID 'gfx942'; format is a processor name followed by an optional colon-delimited "
+      "list of features followed by an enable/disable sign (e.g., 'gfx908:sramecc+:xnack-')\n");
+  EXPECT_EQ(v.status, "not_checkable_here");
+  EXPECT_EQ(v.failure_class, "target_unknown");
+}
+
+TEST(CompileLog, PytorchHeadersAreCheckedInTheContainer) {
+  const auto v = classify_compile_failure(
+      "c.hip:2:10: fatal error: 'torch/extension.h' file not found\n#include <torch/extension.h>\n         ^~~~\n"
+      "1 error generated when compiling for gfx90a.\n");
+  EXPECT_EQ(v.status, "checked_in_container");
+  EXPECT_EQ(v.failure_class, "needs_pytorch");
+  EXPECT_EQ(v.names, std::vector<std::string>{"torch/extension.h"});
+}
+
+TEST(CompileLog, RocmLibrariesNotInstalledHere) {
+  const auto v = classify_compile_failure("a.cu:3:10: fatal error: 'hipblas/hipblas.h' file not found\n");
+  EXPECT_EQ(v.status, "checked_in_container");
+  EXPECT_EQ(v.failure_class, "missing_library");
+  EXPECT_THAT(v.message, HasSubstr("hipBLAS"));
+  EXPECT_EQ(rocm_library_of("hipcub/hipcub.hpp"), "hipCUB");
+  EXPECT_EQ(rocm_library_of("my/header.h"), "");
+}
+
+TEST(CompileLog, OtherMissingHeadersFail) {
+  const auto v = classify_compile_failure("a.cu:1:10: fatal error: 'cuda_runtime.h' file not found\n");
+  EXPECT_EQ(v.status, "failed");
+  EXPECT_EQ(v.failure_class, "missing_header");
+  EXPECT_EQ(v.names.at(0), "cuda_runtime.h");
+}
+
+TEST(CompileLog, UndeclaredIdentifiersAreListed) {
+  const auto v = classify_compile_failure(
+      "d.hip:2:41: error: use of undeclared identifier '__shfl_down_sync'; did you mean '__shfl_down'?\n"
+      "d.hip:3:1: error: unknown type name 'cudaStream_t'\n"
+      "d.hip:4:1: error: use of undeclared identifier '__shfl_down_sync'\n");
+  EXPECT_EQ(v.status, "failed");
+  EXPECT_EQ(v.failure_class, "undeclared_identifier");
+  EXPECT_EQ(v.names, (std::vector<std::string>{"__shfl_down_sync", "cudaStream_t"}));
+}
+
+TEST(CompileLog, AnythingElseIsACompileError) {
+  const auto v = classify_compile_failure("warning: x\nk.hip:9:3: error: invalid operands to binary expression\n");
+  EXPECT_EQ(v.failure_class, "compile_error");
+  EXPECT_EQ(v.message, "k.hip:9:3: error: invalid operands to binary expression");
+}
+
+}  // namespace

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// convert_source: what is renamed, what is left byte-exact, and what is reported.
+#include <r2r/convert/hipify.hpp>
+#include <r2r/convert/version.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace {
+
+using r2r::convert::convert_source;
+using r2r::convert::hipify_options;
+using ::testing::HasSubstr;
+
+const r2r::sdk::converter::diagnostic* find_diag(const r2r::convert::conversion& c, std::string_view category,
+                                                 std::string_view name) {
+  for (const auto& d : c.diagnostics) {
+    if (d.category == category && d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+TEST(HipifySource, RenamesCodeButNotCommentsOrLiterals) {
+  const std::string in =
+      "// cudaMalloc in a comment\n"
+      "const char* s = \"cudaMalloc(&p, n)\";\n"
+      "auto r = R\"(cudaFree)\";\n"
+      "cudaError_t e = cudaMalloc(&p, n); /* cudaFree */ cudaFree(p);\n";
+  const auto out = convert_source("a.cu", in, {});
+  EXPECT_FALSE(out.failed);
+  EXPECT_TRUE(out.changed);
+  EXPECT_EQ(out.text,
+            "// cudaMalloc in a comment\n"
+            "const char* s = \"cudaMalloc(&p, n)\";\n"
+            "auto r = R\"(cudaFree)\";\n"
+            "hipError_t e = hipMalloc(&p, n); /* cudaFree */ hipFree(p);\n");
+  EXPECT_EQ(out.stats.at("renamed"), 3);
+}
+
+TEST(HipifySource, RewritesIncludesKeepingDelimiters) {
+  const auto out = convert_source("a.cu",
+                                  "#include <cuda_runtime.h>\n#include \"cuda_fp16.h\"\n#include <cub/cub.cuh>\n"
+                                  "#include <thrust/sort.h>\n#include <vector>\n",
+                                  {});
+  EXPECT_EQ(out.text,
+            "#include <hip/hip_runtime.h>\n#include \"hip/hip_fp16.h\"\n#include <hipcub/hipcub.hpp>\n"
+            "#include <thrust/sort.h>\n#include <vector>\n");
+  EXPECT_EQ(out.stats.at("includes_rewritten"), 3);
+}
+
+TEST(HipifySource, ProjectHeadersWithCudaNamesAreLeftAlone) {
+  hipify_options options;
+  options.include_exists = [](std::string_view include, std::string_view) { return include == "helper_cuda.h"; };
+  const auto out = convert_source("src/a.cu", "#include \"helper_cuda.h\"\n#include <helper_cuda.h>\n", options);
+  EXPECT_EQ(out.text, "#include \"helper_cuda.h\"\n#include <helper_cuda.h>\n");
+  ASSERT_EQ(out.diagnostics.size(), 1u) << "only the <...> form is CUDA's";
+  EXPECT_EQ(out.diagnostics[0].category, "manual_port");
+  EXPECT_EQ(out.diagnostics[0].line, 2);
+}
+
+TEST(HipifySource, MembersAndQualifiedNamesAreNotRenamed) {
+  const auto out = convert_source(
+      "a.cu", "s.cudaMalloc = 1; p->cudaFree(); mylib::cudaMalloc(); ::cudaFree(p); T<int>::cudaFree();\n", {});
+  EXPECT_EQ(out.text, "s.cudaMalloc = 1; p->cudaFree(); mylib::cudaMalloc(); ::hipFree(p); T<int>::cudaFree();\n");
+}
+
+TEST(HipifySource, CubNamespaceIsRenamedOnlyAsAQualifier) {
+  const auto out = convert_source("a.cu", "cub::DeviceReduce::Sum(a); int cub = 3;\n", {});
+  EXPECT_EQ(out.text, "hipcub::DeviceReduce::Sum(a); int cub = 3;\n");
+}
+
+TEST(HipifySource, UnsupportedNamesAreReportedWithLocationAndHint) {
+  const auto out =
+      convert_source("k.cu", "__global__ void k(float* x) {\n  x[0] = __shfl_down_sync(0xffffffff, x[0], 1);\n}\n", {});
+  EXPECT_FALSE(out.changed);
+  const auto* d = find_diag(out, "unsupported", "__shfl_down_sync");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->file, "k.cu");
+  EXPECT_EQ(d->line, 2);
+  EXPECT_EQ(d->column, 10);
+  EXPECT_EQ(d->severity, "error");
+  EXPECT_THAT(d->hint, HasSubstr("__shfl_down(v, delta)"));
+  EXPECT_EQ(out.stats.at("unsupported"), 1);
+  EXPECT_EQ(out.stats.at("kernels"), 1);
+}
+
+TEST(HipifySource, NamesNewerThanTheTargetRocmAreKeptAndReported) {
+  hipify_options options;
+  options.target_rocm = *r2r::convert::parse_version("5.2");
+  const auto old_target = convert_source("a.cu", "cudaDeviceSetLimit(cudaLimitStackSize, 1024);\n", options);
+  const auto* d = find_diag(old_target, "rocm_too_old", "cudaDeviceSetLimit");
+  ASSERT_NE(d, nullptr);
+  EXPECT_THAT(d->message, HasSubstr("5.3.0"));
+  EXPECT_THAT(old_target.text, HasSubstr("cudaDeviceSetLimit("));
+  options.target_rocm = *r2r::convert::parse_version("6.2");
+  const auto new_target = convert_source("a.cu", "cudaDeviceSetLimit(cudaLimitStackSize, 1024);\n", options);
+  EXPECT_THAT(new_target.text, HasSubstr("hipDeviceSetLimit("));
+  EXPECT_EQ(find_diag(new_target, "rocm_too_old", "cudaDeviceSetLimit"), nullptr);
+}
+
+TEST(HipifySource, CudnnNeedsAManualPortToMiopen) {
+  const auto out = convert_source("a.cpp", "cudnnHandle_t h; cudnnCreate(&h);\n", {});
+  const auto* d = find_diag(out, "manual_port", "cudnnCreate");
+  ASSERT_NE(d, nullptr);
+  EXPECT_THAT(d->hint, HasSubstr("miopenCreate"));
+}
+
+TEST(HipifySource, UnknownCudaLookingNamesAreReportedOncePerFile) {
+  hipify_options options;
+  const auto out = convert_source("a.cu", "cudaFancyNewApi(); cudaFancyNewApi();\nint cuda_ok = 1;\n", options);
+  ASSERT_EQ(out.diagnostics.size(), 1u);
+  EXPECT_EQ(out.diagnostics[0].category, "unknown_cuda_name");
+  EXPECT_EQ(out.diagnostics[0].severity, "warning");
+  EXPECT_EQ(out.stats.at("unknown_names"), 2);
+  options.ignore_names.insert("cudaFancyNewApi");
+  EXPECT_TRUE(convert_source("a.cu", "cudaFancyNewApi();\n", options).diagnostics.empty());
+  options.report_unknown_names = false;
+  EXPECT_TRUE(convert_source("a.cu", "cudaOther();\n", options).diagnostics.empty());
+}
+
+TEST(HipifySource, CudaArchIsReportedWithTheHipReplacement) {
+  const auto out = convert_source("a.cu", "#if __CUDA_ARCH__ >= 800\nint x;\n#endif\n", {});
+  const auto* d = find_diag(out, "unknown_cuda_name", "__CUDA_ARCH__");
+  ASSERT_NE(d, nullptr);
+  EXPECT_THAT(d->hint, HasSubstr("__HIP_DEVICE_COMPILE__"));
+}
+
+TEST(HipifySource, DirectivesAreConvertedButErrorTextIsNot) {
+  const auto out = convert_source(
+      "a.cu", "#ifdef __CUDACC__\n#define CHECK(x) cudaGetLastError()\n#error cudaMalloc is required\n#endif\n", {});
+  EXPECT_EQ(out.text, "#ifdef __HIPCC__\n#define CHECK(x) hipGetLastError()\n#error cudaMalloc is required\n#endif\n");
+}
+
+TEST(HipifySource, LaunchesAreKept) {
+  const std::string in = "k<<<dim3(4), 256, 0, stream>>>(a, b);\nt<float><<<1, 1>>>();\n";
+  const auto out = convert_source("a.cu", in, {});
+  EXPECT_EQ(out.text, in);
+  EXPECT_EQ(out.stats.at("kernel_launches"), 2);
+  const auto open = convert_source("a.cu", "k<<<1, 2(x);\n", {});
+  EXPECT_NE(find_diag(open, "syntax", "<<<"), nullptr);
+}
+
+TEST(HipifySource, DeprecatedAndExperimentalAreNotes) {
+  const auto out = convert_source("a.cu", "cudaBindTexture(0, tex, p, n); cudaBindTexture(0, tex, p, n);\n", {});
+  const auto* d = find_diag(out, "deprecated", "cudaBindTexture");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->severity, "note");
+  EXPECT_EQ(std::count_if(out.diagnostics.begin(), out.diagnostics.end(),
+                          [](const auto& x) { return x.category == "deprecated"; }),
+            1);
+}
+
+TEST(HipifySource, BadSyntaxLeavesTheFileUnchanged) {
+  const std::string in = "cudaMalloc(&p, n);\n/* never closed\n";
+  const auto out = convert_source("a.cu", in, {});
+  EXPECT_TRUE(out.failed);
+  EXPECT_EQ(out.text, in);
+  ASSERT_EQ(out.diagnostics.size(), 1u);
+  EXPECT_EQ(out.diagnostics[0].category, "bad_input");
+  EXPECT_EQ(out.diagnostics[0].line, 2);
+}
+
+TEST(HipifySource, IdempotentAndDeterministic) {
+  const std::string in =
+      "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n#include <curand_kernel.h>\n"
+      "__global__ void k(curandState* s) { curand_init(1, threadIdx.x, 0, &s[threadIdx.x]); }\n"
+      "void f(cublasHandle_t h, cudaStream_t st) { cublasCreate(&h); cublasSetStream(h, st);\n"
+      "  cudaMemcpyAsync(0, 0, 0, cudaMemcpyHostToDevice, st); cub::DeviceScan::ExclusiveSum(0, n); }\n";
+  const auto once = convert_source("a.cu", in, {});
+  const auto twice = convert_source("a.cu", once.text, {});
+  EXPECT_TRUE(once.changed);
+  EXPECT_FALSE(twice.changed);
+  EXPECT_EQ(twice.text, once.text);
+  EXPECT_EQ(twice.stats.at("renamed"), 0);
+  const auto again = convert_source("a.cu", in, {});
+  EXPECT_EQ(again.text, once.text);
+  EXPECT_EQ(again.stats, once.stats);
+}
+
+}  // namespace

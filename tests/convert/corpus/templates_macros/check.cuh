@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// Test corpus: a project header with macros around CUDA calls, __CUDACC__ guards and templates.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#ifdef __CUDACC__
+#define HOST_DEVICE __host__ __device__
+#else
+#define HOST_DEVICE
+#endif
+
+#define CUDA_TRY(expr)                                                         \
+  do {                                                                         \
+    const cudaError_t status_ = (expr);                                        \
+    if (status_ != cudaSuccess) {                                              \
+      std::printf("%s failed: %s\n", #expr, cudaGetErrorName(status_));        \
+      return status_;                                                          \
+    }                                                                          \
+  } while (0)
+
+#define LAUNCH_1D(kernel, n, stream, ...) kernel<<<((n) + 255) / 256, 256, 0, (stream)>>>(__VA_ARGS__)
+
+template <typename T>
+struct device_buffer {
+  T* ptr = nullptr;
+  size_t count = 0;
+  cudaError_t allocate(size_t n) {
+    count = n;
+    return cudaMalloc(&ptr, n * sizeof(T));
+  }
+  ~device_buffer() {
+    if (ptr != nullptr) cudaFree(ptr);
+  }
+};
+
+HOST_DEVICE inline int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
