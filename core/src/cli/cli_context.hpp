@@ -23,6 +23,7 @@ struct cli_context {
   std::string config;    // --config (plugins call)
   std::string request;   // --request (plugins call)
   std::string kind;      // --kind (plugins list)
+  std::string instance;  // --instance (llm ping)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
 
@@ -38,5 +39,6 @@ int run_plugins_list(const cli_context& ctx);
 int run_plugins_describe(const cli_context& ctx);
 int run_plugins_call(const cli_context& ctx);
 int run_validate(const cli_context& ctx);
+int run_llm_ping(const cli_context& ctx);
 
 }  // namespace r2r::cli

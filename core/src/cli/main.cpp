@@ -50,6 +50,13 @@ const std::vector<command>& commands() {
        "(JSON text, @FILE or - for standard input). Prints the JSON response. For plugin authors.",
        {"config", "request", "pipeline"},
        &r2r::cli::run_plugins_call},
+      {"llm ping",
+       "repo2rocm llm ping --pipeline FILE [--instance NAME] [--json]",
+       "Send one tiny request through the pipeline's llm instance (the only one, or --instance NAME) with\n"
+       "its plugin, config, API key and caps, and print the model that answered, the latency and the\n"
+       "tokens. Exit 0 when it answered, 1 when the call failed, 2 for a bad pipeline or instance.",
+       {"pipeline", "instance"},
+       &r2r::cli::run_llm_ping},
       {"validate",
        "repo2rocm validate PIPELINE.json [--json]",
        "Validate a pipeline file: the whole file against the pipeline schema, then each plugin's config\n"
@@ -84,7 +91,8 @@ int main(int argc, char** argv) {
   specific.add_options()("kind", po::value<std::string>(), "plugins list: only this kind")(
       "pipeline", po::value<std::string>(), "pipeline file whose plugins.search_paths apply")(
       "config", po::value<std::string>(), "plugins call: instance config (JSON, @FILE or -)")(
-      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)");
+      "request", po::value<std::string>(), "plugins call: request (JSON, @FILE or -)")(
+      "instance", po::value<std::string>(), "llm ping: the pipeline instance to use");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -140,7 +148,7 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind", "pipeline", "config", "request"}) {
+  for (const auto& opt : {"kind", "pipeline", "config", "request", "instance"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -156,6 +164,7 @@ int main(int argc, char** argv) {
   if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
+  if (vm.count("instance")) ctx.instance = vm["instance"].as<std::string>();
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   try {

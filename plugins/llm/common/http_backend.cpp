@@ -83,7 +83,7 @@ sdk::llm::complete_response http_backend::complete(const sdk::llm::complete_requ
   } catch (const llm_error& e) {
     if (e.kind() != failure::budget_exceeded && e.kind() != failure::invalid_request) ledger_.record_failure();
     const std::string message = redactor_.apply(e.what());
-    R2R_LOG(host_, warn, "complete failed: " << message);
+    R2R_LOG(host_, debug, "complete failed: " << message);  // the caller reports it
     throw sdk::error(e.status(), message);
   }
 }
