@@ -11,8 +11,11 @@ packages=(
   # core libraries (docs/dependencies.md says which part of the project uses which)
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
   nlohmann-json3-dev libvalijson-dev libspdlog-dev libfmt-dev libexpected-dev
+  # llm backends (HTTP client)
+  libcurl4-openssl-dev
   # tests
   libgtest-dev libgmock-dev googletest
+  libcpp-httplib-dev  # loopback HTTP servers of the llm tests
 )
 
 missing=()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "anthropic_wire.hpp"
 
+#include "json_writer.hpp"
+
 namespace r2r::plugins::llm {
 namespace {
 
@@ -8,36 +10,45 @@ using nlohmann::json;
 using sdk::llm::content_block;
 constexpr std::string_view provider_name = "anthropic";
 
-json cache_control() {
-  return json{{"type", "ephemeral"}};
+// {"type": "ephemeral"}: a prompt-cache breakpoint.
+void cache_control(json_writer& w) {
+  w.key("cache_control").begin_object().key("type").string("ephemeral").end_object();
 }
 
-json encode_block(const content_block& b) {
-  json out;
+void encode_block(json_writer& w, const content_block& b) {
+  w.begin_object();
   switch (b.type) {
     case content_block::kind::text:
-      out = json{{"type", "text"}, {"text", b.text}};
+      w.key("type").string("text").key("text").string(b.text);
       break;
     case content_block::kind::tool_call:
-      out = json{{"type", "tool_use"}, {"id", b.id}, {"name", b.name}, {"input", b.arguments}};
+      w.key("type").string("tool_use").key("id").string(b.id).key("name").string(b.name);
+      w.key("input").value(b.arguments);
       break;
     case content_block::kind::tool_result:
-      out = json{{"type", "tool_result"}, {"tool_use_id", b.tool_call_id}, {"content", b.content}};
-      if (b.is_error) out["is_error"] = true;
+      w.key("type").string("tool_result").key("tool_use_id").string(b.tool_call_id).key("content").string(b.content);
+      if (b.is_error) w.key("is_error").boolean(true);
       break;
   }
-  if (b.cache) out["cache_control"] = cache_control();
-  return out;
+  if (b.cache) cache_control(w);
+  w.end_object();
 }
 
-json encode_message(const sdk::llm::message& m) {
-  json content = json::array();
+void encode_message(json_writer& w, const sdk::llm::message& m) {
+  w.begin_object().key("role").string(m.role).key("content").begin_array();
   // The API rejects empty text blocks; an empty one next to other blocks carries nothing.
   for (const auto& b : m.content) {
     if (b.type == content_block::kind::text && b.text.empty() && m.content.size() > 1) continue;
-    content.push_back(encode_block(b));
+    encode_block(w, b);
   }
-  return json{{"role", m.role}, {"content", std::move(content)}};
+  w.end_array().end_object();
+}
+
+std::size_t text_size(const sdk::llm::complete_request& r) {
+  std::size_t n = r.system ? r.system->size() : 0;
+  for (const auto& m : r.messages)
+    for (const auto& b : m.content) n += b.text.size() + b.content.size();
+  return n;
 }
 
 std::string normal_stop(const std::string& reason) {
@@ -62,38 +73,49 @@ void anthropic_wire::add_headers(header_list& headers, const std::optional<std::
 
 std::string anthropic_wire::encode(const sdk::llm::complete_request& request, const std::string& model,
                                    std::int64_t max_tokens) const {
-  json body{{"model", model}, {"max_tokens", max_tokens}};
+  // Written directly (json_writer): prompts are large, and a document would copy them twice.
+  json_writer w(text_size(request) + text_size(request) / 8 + 4096);
+  w.begin_object().key("model").string(model).key("max_tokens").number(max_tokens);
   if (request.system) {
+    w.key("system");
     if (request.cache_system) {
-      body["system"] =
-          json::array({json{{"type", "text"}, {"text", *request.system}, {"cache_control", cache_control()}}});
+      w.begin_array().begin_object().key("type").string("text").key("text").string(*request.system);
+      cache_control(w);
+      w.end_object().end_array();
     } else {
-      body["system"] = *request.system;
+      w.string(*request.system);
     }
   }
-  json messages = json::array();
-  for (const auto& m : request.messages) messages.push_back(encode_message(m));
-  body["messages"] = std::move(messages);
+  w.key("messages").begin_array();
+  for (const auto& m : request.messages) encode_message(w, m);
+  w.end_array();
   if (!request.tools.empty()) {
-    json tools = json::array();
-    for (const auto& t : request.tools) {
-      json tool{{"name", t.name}, {"input_schema", t.parameters}};
-      if (!t.description.empty()) tool["description"] = t.description;
-      tools.push_back(std::move(tool));
+    w.key("tools").begin_array();
+    for (std::size_t i = 0; i < request.tools.size(); ++i) {
+      const auto& t = request.tools[i];
+      w.begin_object().key("name").string(t.name);
+      if (!t.description.empty()) w.key("description").string(t.description);
+      w.key("input_schema").value(t.parameters);
+      // Tools come before the system prompt in the cached prefix; with no system prompt the
+      // breakpoint goes on the last tool.
+      if (request.cache_system && !request.system && i + 1 == request.tools.size()) cache_control(w);
+      w.end_object();
     }
-    // Tools come before the system prompt in the cached prefix; with no system prompt the
-    // breakpoint goes on the last tool.
-    if (request.cache_system && !request.system) tools.back()["cache_control"] = cache_control();
-    body["tools"] = std::move(tools);
+    w.end_array();
   }
   if (request.choice) {
-    json choice{{"type", request.choice->mode}};
-    if (request.choice->mode == "tool") choice["name"] = request.choice->name;
-    body["tool_choice"] = std::move(choice);
+    w.key("tool_choice").begin_object().key("type").string(request.choice->mode);
+    if (request.choice->mode == "tool") w.key("name").string(request.choice->name);
+    w.end_object();
   }
-  if (request.temperature) body["temperature"] = *request.temperature;
-  if (!request.stop.empty()) body["stop_sequences"] = request.stop;
-  return body.dump();
+  if (request.temperature) w.key("temperature").number(*request.temperature);
+  if (!request.stop.empty()) {
+    w.key("stop_sequences").begin_array();
+    for (const auto& s : request.stop) w.string(s);
+    w.end_array();
+  }
+  w.end_object();
+  return w.take();
 }
 
 decoded_response anthropic_wire::decode(std::string_view body, const std::string& requested_model) const {

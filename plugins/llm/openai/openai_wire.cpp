@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "openai_wire.hpp"
 
+#include "json_writer.hpp"
+
 namespace r2r::plugins::llm {
 namespace {
 
@@ -9,41 +11,64 @@ using sdk::llm::content_block;
 constexpr std::string_view provider_name = "openai";
 
 // One text block as a plain string (what every compatible server accepts); several as parts.
-json text_content(const std::vector<const content_block*>& texts) {
-  if (texts.size() == 1) return texts.front()->text;
-  json parts = json::array();
-  for (const auto* t : texts) parts.push_back(json{{"type", "text"}, {"text", t->text}});
-  return parts;
+void text_content(json_writer& w, const std::vector<const content_block*>& texts) {
+  if (texts.size() == 1) {
+    w.string(texts.front()->text);
+    return;
+  }
+  w.begin_array();
+  for (const auto* t : texts) w.begin_object().key("type").string("text").key("text").string(t->text).end_object();
+  w.end_array();
 }
 
-void encode_message(const sdk::llm::message& m, json& out) {
+void encode_message(json_writer& w, const sdk::llm::message& m) {
   std::vector<const content_block*> texts;
   if (m.role == "assistant") {
-    json tool_calls = json::array();
+    std::vector<const content_block*> calls;
     for (const auto& b : m.content) {
-      if (b.type == content_block::kind::text) {
-        if (!b.text.empty()) texts.push_back(&b);
-      } else if (b.type == content_block::kind::tool_call) {
-        tool_calls.push_back(json{
-            {"id", b.id}, {"type", "function"}, {"function", {{"name", b.name}, {"arguments", b.arguments.dump()}}}});
-      }
+      if (b.type == content_block::kind::text && !b.text.empty()) texts.push_back(&b);
+      if (b.type == content_block::kind::tool_call) calls.push_back(&b);
     }
-    json message{{"role", "assistant"}, {"content", texts.empty() ? json(nullptr) : text_content(texts)}};
-    if (!tool_calls.empty()) message["tool_calls"] = std::move(tool_calls);
-    out.push_back(std::move(message));
+    w.begin_object().key("role").string("assistant").key("content");
+    if (texts.empty()) {
+      w.null();
+    } else {
+      text_content(w, texts);
+    }
+    if (!calls.empty()) {
+      w.key("tool_calls").begin_array();
+      for (const auto* c : calls) {
+        w.begin_object().key("id").string(c->id).key("type").string("function");
+        w.key("function").begin_object().key("name").string(c->name).key("arguments").string(c->arguments.dump());
+        w.end_object().end_object();
+      }
+      w.end_array();
+    }
+    w.end_object();
     return;
   }
   // Tool messages must follow the assistant message that made the calls, so they go first.
   for (const auto& b : m.content) {
     if (b.type == content_block::kind::tool_result) {
-      out.push_back(json{{"role", "tool"},
-                         {"tool_call_id", b.tool_call_id},
-                         {"content", b.is_error ? "Error: " + b.content : b.content}});
+      w.begin_object().key("role").string("tool").key("tool_call_id").string(b.tool_call_id).key("content");
+      w.string(b.is_error ? "Error: " + b.content : b.content);
+      w.end_object();
     } else if (b.type == content_block::kind::text) {
       texts.push_back(&b);
     }
   }
-  if (!texts.empty()) out.push_back(json{{"role", "user"}, {"content", text_content(texts)}});
+  if (!texts.empty()) {
+    w.begin_object().key("role").string("user").key("content");
+    text_content(w, texts);
+    w.end_object();
+  }
+}
+
+std::size_t text_size(const sdk::llm::complete_request& r) {
+  std::size_t n = r.system ? r.system->size() : 0;
+  for (const auto& m : r.messages)
+    for (const auto& b : m.content) n += b.text.size() + b.content.size();
+  return n;
 }
 
 // The `content` of a response message: a string, null, or (some servers) an array of text parts.
@@ -69,30 +94,39 @@ void openai_wire::add_headers(header_list& headers, const std::optional<std::str
 
 std::string openai_wire::encode(const sdk::llm::complete_request& request, const std::string& model,
                                 std::int64_t max_tokens) const {
-  json messages = json::array();
-  if (request.system) messages.push_back(json{{"role", "system"}, {"content", *request.system}});
-  for (const auto& m : request.messages) encode_message(m, messages);
-  json body{{"model", model}, {"messages", std::move(messages)}, {max_tokens_field_, max_tokens}};
+  // Written directly (json_writer): prompts are large, and a document would copy them twice.
+  json_writer w(text_size(request) + text_size(request) / 8 + 4096);
+  w.begin_object().key("model").string(model).key("messages").begin_array();
+  if (request.system) w.begin_object().key("role").string("system").key("content").string(*request.system).end_object();
+  for (const auto& m : request.messages) encode_message(w, m);
+  w.end_array().key(max_tokens_field_).number(max_tokens);
   if (!request.tools.empty()) {
-    json tools = json::array();
+    w.key("tools").begin_array();
     for (const auto& t : request.tools) {
-      json function{{"name", t.name}, {"parameters", t.parameters}};
-      if (!t.description.empty()) function["description"] = t.description;
-      tools.push_back(json{{"type", "function"}, {"function", std::move(function)}});
+      w.begin_object().key("type").string("function").key("function").begin_object().key("name").string(t.name);
+      if (!t.description.empty()) w.key("description").string(t.description);
+      w.key("parameters").value(t.parameters).end_object().end_object();
     }
-    body["tools"] = std::move(tools);
+    w.end_array();
     if (request.choice) {
       const auto& mode = request.choice->mode;
+      w.key("tool_choice");
       if (mode == "tool") {
-        body["tool_choice"] = json{{"type", "function"}, {"function", {{"name", request.choice->name}}}};
+        w.begin_object().key("type").string("function").key("function").begin_object().key("name");
+        w.string(request.choice->name).end_object().end_object();
       } else {
-        body["tool_choice"] = mode == "any" ? "required" : mode;
+        w.string(mode == "any" ? "required" : mode);
       }
     }
   }
-  if (request.temperature) body["temperature"] = *request.temperature;
-  if (!request.stop.empty()) body["stop"] = request.stop;
-  return body.dump();
+  if (request.temperature) w.key("temperature").number(*request.temperature);
+  if (!request.stop.empty()) {
+    w.key("stop").begin_array();
+    for (const auto& s : request.stop) w.string(s);
+    w.end_array();
+  }
+  w.end_object();
+  return w.take();
 }
 
 decoded_response openai_wire::decode(std::string_view body, const std::string& requested_model) const {
