@@ -74,8 +74,10 @@ r2r_status status_of(failure f) noexcept {
   }
 }
 
+// Messages quote servers, parsers and models; whatever they held, the message is valid UTF-8, since
+// it ends up in JSON (CLI --json output, cassettes).
 llm_error::llm_error(failure f, const std::string& detail)
-    : sdk::error(status_of(f), std::string(code(f)) + ": " + detail), kind_(f) {}
+    : sdk::error(status_of(f), std::string(code(f)) + ": " + excerpt(detail, std::string::npos)), kind_(f) {}
 
 namespace {
 

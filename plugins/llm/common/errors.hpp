@@ -44,7 +44,7 @@ std::string_view code(failure f) noexcept;
 /// rest R2R_ERR_FAILED.
 r2r_status status_of(failure f) noexcept;
 
-/// An sdk::error whose message is "<code>: <detail>".
+/// An sdk::error whose message is "<code>: <detail>", with invalid UTF-8 in detail replaced by '?'.
 class llm_error : public sdk::error {
  public:
   llm_error(failure f, const std::string& detail);
@@ -55,7 +55,7 @@ class llm_error : public sdk::error {
 };
 
 /// At most `max` bytes of `text` for an error message, cut at a UTF-8 boundary, with a note of the
-/// full size when cut.
+/// full size when cut; invalid UTF-8 bytes become '?'.
 std::string excerpt(std::string_view text, std::size_t max = 400);
 
 }  // namespace r2r::plugins::llm

@@ -70,4 +70,10 @@ TEST(Excerpt, CutsAtCharacterBoundariesAndReplacesInvalidBytes) {
   EXPECT_NO_THROW(nlohmann::json(excerpt("\xC3\x28 bad \xE2\x82", 100)).dump());
 }
 
+TEST(Excerpt, ErrorMessagesAreAlwaysValidUtf8) {
+  const llm_error e(failure::malformed_response, "server said \xFF\xFE");
+  EXPECT_STREQ(e.what(), "malformed_response: server said ??");
+  EXPECT_NO_THROW(nlohmann::json(std::string(e.what())).dump());
+}
+
 }  // namespace
