@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole test suite on a fresh machine: install dependencies, build, run every test; then build
-# the asan preset (ASan + UBSan) and run the loader, config, cli and plugin tests under it.
+# the asan preset (ASan + UBSan) and run the loader, config, cli, plugin and llm tests under it.
 # Usage: scripts/check.sh [--no-asan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,6 @@ scripts/build.sh default
 ctest --preset default
 if [[ "${1:-}" != "--no-asan" ]]; then
   scripts/build.sh asan
-  ctest --preset asan -L 'loader|config|cli|plugins'
+  ctest --preset asan -L 'loader|config|cli|plugins|llm'
 fi
 echo "check: all tests passed"

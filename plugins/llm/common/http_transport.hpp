@@ -64,9 +64,9 @@ class http_transport {
   http_transport(const http_transport&) = delete;
   http_transport& operator=(const http_transport&) = delete;
 
-  /// POSTs request.body to request.url. `cancelled` is polled during the transfer (a few times a
-  /// second at least) and stops it when it returns true. Never throws for network conditions;
-  /// they come back in http_outcome::failure.
+  /// POSTs request.body to request.url. `cancelled` is polled during the transfer (libcurl calls
+  /// back at least about once a second, more often while data flows) and stops it when it returns
+  /// true. Never throws for network conditions; they come back in http_outcome::failure.
   http_outcome post(const http_request& request, const std::function<bool()>& cancelled);
 
  private:
