@@ -15,6 +15,8 @@ packages=(
   libgit2-dev libtomlplusplus-dev libyaml-cpp-dev
   # sandboxes (plugins/sandbox): Engine API client, tar archives, engines the tests start
   libcurl4-openssl-dev libarchive-dev docker.io busybox-static bubblewrap podman runc
+  # llm backends: loopback HTTP servers of the tests (libcurl is listed above)
+  libcpp-httplib-dev
   # tests
   libgtest-dev libgmock-dev googletest
   # CUDA->HIP conversion: the offline build check and its tests compile with hipcc (HIP 5.2.3);

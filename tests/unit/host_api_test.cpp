@@ -45,7 +45,7 @@ TEST_F(HostApi, CallServiceReachesTheNamedInstance) {
   auto* agent = s->resolve("agent");
   ASSERT_NE(agent, nullptr);
   for (int i = 1; i <= 2; ++i) {
-    auto r = agent->call("ask", {{"service", "llm"}, {"method", "complete"}, {"request", {{"prompt", "hello"}}}});
+    auto r = agent->call("ask", {{"service", "llm"}, {"method", "echo"}, {"request", {{"prompt", "hello"}}}});
     ASSERT_TRUE(r.has_value()) << r.error().to_string();
     EXPECT_EQ((*r)["answer"]["text"], "model says: hello");
     EXPECT_EQ((*r)["answer"]["calls"], i) << "the same llm instance serves every call";

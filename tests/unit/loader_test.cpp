@@ -166,7 +166,7 @@ TEST(Loader, SameFileLoadsTwiceAndInstancesOutliveTheirLoadOutcome) {
     survivor = std::move(*made);
   }
   // The load outcomes are gone; the instance still holds its library.
-  auto response = survivor->call("complete", {{"prompt", "hi"}});
+  auto response = survivor->call("echo", {{"prompt", "hi"}});
   ASSERT_TRUE(response.has_value()) << response.error().to_string();
   EXPECT_EQ((*response)["text"], "> hi");
 }

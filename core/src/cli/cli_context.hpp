@@ -28,6 +28,7 @@ struct cli_context {
   std::string arch;      // --arch (port): comma-separated gfx targets
   std::string rocm;      // --rocm (port): target ROCm release
   std::string out_dir;   // --out (port)
+  std::string instance;  // --instance (llm ping)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
 
@@ -46,5 +47,6 @@ int run_validate(const cli_context& ctx);
 int run_sandbox_doctor(const cli_context& ctx);
 int run_plan(const cli_context& ctx);
 int run_port(const cli_context& ctx);
+int run_llm_ping(const cli_context& ctx);
 
 }  // namespace r2r::cli

@@ -71,6 +71,13 @@ const std::vector<command>& commands() {
        "the source could not be read or planning failed, 2 for usage errors (missing path, unknown commit).",
        {"commit", "arch", "out", "base-image", "pipeline", "cache-dir", "state-dir"},
        &r2r::cli::run_plan},
+      {"llm ping",
+       "repo2rocm llm ping --pipeline FILE [--instance NAME] [--json]",
+       "Send one tiny request through the pipeline's llm instance (the only one, or --instance NAME) with\n"
+       "its plugin, config, API key and caps, and print the model that answered, the latency and the\n"
+       "tokens. Exit 0 when it answered, 1 when the call failed, 2 for a bad pipeline or instance.",
+       {"pipeline", "instance"},
+       &r2r::cli::run_llm_ping},
       {"validate",
        "repo2rocm validate PIPELINE.json [--json]",
        "Validate a pipeline file: the whole file against the pipeline schema, then each plugin's config\n"
@@ -123,7 +130,8 @@ int main(int argc, char** argv) {
       "out", po::value<std::string>(), "plan, port: output directory")(
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
-      "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)");
+      "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)")(
+      "instance", po::value<std::string>(), "llm ping: the pipeline instance to use");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -179,8 +187,8 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind", "pipeline", "config", "request", "commit", "arch", "rocm", "out", "base-image",
-                          "cache-dir", "state-dir"}) {
+  for (const auto& opt : {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out",
+                          "base-image", "cache-dir", "state-dir"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -202,6 +210,7 @@ int main(int argc, char** argv) {
   if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();
   if (vm.count("rocm")) ctx.rocm = vm["rocm"].as<std::string>();
   if (vm.count("out")) ctx.out_dir = vm["out"].as<std::string>();
+  if (vm.count("instance")) ctx.instance = vm["instance"].as<std::string>();
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   try {

@@ -87,7 +87,12 @@ struct plugin_instance::host_binding {
       }
       nlohmann::json request = nlohmann::json::parse(view(request_json));
       auto response = target->call_at_depth(view(method), request, depth + 1);
-      if (!response) return deliver(R2R_ERR_FAILED, response.error().to_string());
+      // The callee's own status (unavailable, cancelled, ...) reaches the caller; errors the host
+      // raised itself (schema violations) carry none and are plain failures.
+      if (!response) {
+        const r2r_status status = response.error().status != R2R_OK ? response.error().status : R2R_ERR_FAILED;
+        return deliver(status, response.error().to_string());
+      }
       return deliver(R2R_OK, response->dump());
     } catch (const std::exception& e) {
       return deliver(R2R_ERR_INVALID_ARGUMENT, std::string("service request is not valid JSON: ") + e.what());

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// `repo2rocm llm ping --pipeline FILE [--instance NAME]`: sends one tiny request through the llm
+// instance a pipeline declares (the same plugin, config, key and caps a run would use) and prints
+// the model that answered, the latency and the tokens. The whole pipeline is validated and its
+// instances created first, so a recording instance can reach the backend it wraps.
+#include "cli_context.hpp"
+#include "exit_codes.hpp"
+
+#include <r2r/core/pipeline_config.hpp>
+#include <r2r/core/pipeline_session.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ostream>
+
+namespace r2r::cli {
+namespace {
+
+// The smallest useful turn: a system prompt, one user message, a few output tokens.
+nlohmann::json ping_request() {
+  return nlohmann::json::parse(R"({
+    "system": "This is a connectivity check. Reply with the single word: pong",
+    "messages": [{"role": "user", "content": [{"type": "text", "text": "ping"}]}],
+    "max_tokens": 16
+  })");
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+int usage_error(const cli_context& ctx, const std::string& message) {
+  return report_error(ctx, core::error{core::phase::usage, message}, exit_usage);
+}
+
+// Picks the instance to ping: --instance, or the only llm instance of the pipeline.
+core::result<std::string> choose_instance(const cli_context& ctx, const core::pipeline_config& config,
+                                          const core::plugin_registry& registry) {
+  std::vector<std::string> llm_names;
+  std::vector<std::string> all_names;
+  for (const auto& [name, use] : config.instances) {
+    all_names.push_back(name);
+    const auto* plugin = registry.find(use.use);
+    if (plugin != nullptr && plugin->info.kind == R2R_KIND_LLM) llm_names.push_back(name);
+  }
+  if (!ctx.instance.empty()) {
+    if (config.instances.count(ctx.instance) == 0) {
+      return core::fail(core::phase::usage, "the pipeline has no instance named '" + ctx.instance +
+                                                "'; its instances are: " + join(all_names));
+    }
+    if (std::find(llm_names.begin(), llm_names.end(), ctx.instance) == llm_names.end()) {
+      return core::fail(core::phase::usage, "instance '" + ctx.instance + "' uses " +
+                                                config.instances.at(ctx.instance).use +
+                                                ", which is not an llm plugin; llm instances: " + join(llm_names));
+    }
+    return ctx.instance;
+  }
+  if (llm_names.empty()) {
+    return core::fail(core::phase::config,
+                      "the pipeline declares no llm instance; add one under \"instances\" (for example \"llm\": "
+                      "{\"use\": \"r2r.llm.anthropic\", \"config\": {...}}, see docs/llm.md)",
+                      {}, config.file.string());
+  }
+  if (llm_names.size() > 1) {
+    return core::fail(core::phase::usage, "the pipeline declares several llm instances (" + join(llm_names) +
+                                              "); choose one with --instance");
+  }
+  return llm_names.front();
+}
+
+std::string usd(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "$%.6f", value);
+  return text;
+}
+
+}  // namespace
+
+int run_llm_ping(const cli_context& ctx) {
+  if (!ctx.words.empty()) return usage_error(ctx, "usage: repo2rocm llm ping --pipeline FILE [--instance NAME]");
+  if (ctx.pipeline.empty())
+    return usage_error(ctx, "llm ping needs --pipeline FILE (the pipeline whose llm instance to try)");
+
+  auto parsed = core::parse_pipeline_file(ctx.pipeline);
+  if (!parsed.config) {
+    std::string message = "invalid pipeline file:";
+    for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
+    return report_error(ctx, core::error{core::phase::config, message, {}, ctx.pipeline}, exit_usage);
+  }
+  const auto& config = *parsed.config;
+  auto registry = core::plugin_registry::load(ctx.search_path(config.search_paths, config.file.parent_path().string()));
+  if (!registry) return report_error(ctx, registry.error(), exit_error);
+  if (auto problems = core::check_pipeline_plugins(config, *registry); !problems.empty()) {
+    std::string message = "the pipeline's plugins do not validate:";
+    for (const auto& p : problems) message += "\n  " + p.to_string();
+    return report_error(ctx, core::error{core::phase::config, message, {}, ctx.pipeline}, exit_usage);
+  }
+  auto name = choose_instance(ctx, config, *registry);
+  if (!name) return report_error(ctx, name.error(), exit_usage);
+
+  auto session = core::pipeline_session::create(config, *registry);
+  if (!session) {
+    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
+  }
+  core::plugin_instance* instance = (*session)->resolve(*name);
+  const std::string plugin_id = config.instances.at(*name).use;
+
+  const auto start = std::chrono::steady_clock::now();
+  auto response = instance->call("complete", ping_request());
+  const auto round_trip =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  if (!response) return report_error(ctx, response.error(), exit_error);
+
+  const nlohmann::json& r = *response;
+  const nlohmann::json& u = r.at("usage");
+  std::string reply;
+  for (const auto& block : r.at("content"))
+    if (block.value("type", std::string()) == "text") reply += block.value("text", std::string());
+  if (ctx.json) {
+    *ctx.out << nlohmann::json{{"ok", true},
+                               {"instance", *name},
+                               {"plugin_id", plugin_id},
+                               {"provider", r.at("provider")},
+                               {"model", r.at("model")},
+                               {"latency_ms", r.at("latency_ms")},
+                               {"round_trip_ms", round_trip},
+                               {"attempts", r.value("attempts", 1)},
+                               {"usage", u},
+                               {"cost_usd", r.at("cost_usd")},
+                               {"stop_reason", r.at("stop_reason")},
+                               {"reply", reply}}
+                    .dump(2)
+             << "\n";
+    return exit_ok;
+  }
+  auto& out = *ctx.out;
+  out << "instance: " << *name << " (" << plugin_id << ")\n"
+      << "model:    " << r.at("model").get<std::string>() << "\n"
+      << "latency:  " << r.at("latency_ms").get<long long>() << " ms (" << r.value("attempts", 1)
+      << " attempt(s); round trip through repo2rocm " << round_trip << " ms)\n"
+      << "tokens:   input " << u.at("input_tokens").get<long long>() << ", output "
+      << u.at("output_tokens").get<long long>() << ", cache read " << u.at("cache_read_tokens").get<long long>()
+      << ", cache write " << u.at("cache_write_tokens").get<long long>() << "\n"
+      << "cost:     " << usd(r.at("cost_usd").get<double>()) << "\n"
+      << "reply:    " << reply << "\n";
+  return exit_ok;
+}
+
+}  // namespace r2r::cli
