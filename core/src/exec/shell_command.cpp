@@ -11,7 +11,8 @@ namespace {
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 /// NAME=value with a valid NAME (used for words after `env`/`sudo`, where quoting is already gone).
@@ -21,8 +22,8 @@ bool looks_like_assignment(const std::string& w) {
 }
 
 const std::set<std::string, std::less<>>& reserved_words() {
-  static const std::set<std::string, std::less<>> words{"!",    "{",  "}",    "if",    "then", "else",
-                                                        "elif", "fi", "do",   "done",  "while", "until",
+  static const std::set<std::string, std::less<>> words{"!",    "{",    "}",    "if",    "then",  "else",
+                                                        "elif", "fi",   "do",   "done",  "while", "until",
                                                         "time", "esac", "then", "coproc"};
   return words;
 }
@@ -53,8 +54,10 @@ std::size_t past_matching_paren(std::string_view s, std::size_t open) {
 /// Index just past the backtick closing the one at `open`; s.size() if none.
 std::size_t past_backtick(std::string_view s, std::size_t open) {
   for (std::size_t i = open + 1; i < s.size(); ++i) {
-    if (s[i] == '\\') ++i;
-    else if (s[i] == '`') return i + 1;
+    if (s[i] == '\\')
+      ++i;
+    else if (s[i] == '`')
+      return i + 1;
   }
   return s.size();
 }
@@ -173,7 +176,9 @@ class parser {
     const auto raw = s_.substr(i_, end - i_);
     cur_.append(raw);
     const bool arithmetic = raw.size() > 2 && raw[2] == '(';
-    if (!arithmetic) nested(raw.substr(2, raw.size() >= 3 && raw.back() == ')' ? raw.size() - 3 : raw.size() - 2), origin::substitution);
+    if (!arithmetic)
+      nested(raw.substr(2, raw.size() >= 3 && raw.back() == ')' ? raw.size() - 3 : raw.size() - 2),
+             origin::substitution);
     i_ = end;
   }
 
@@ -196,10 +201,13 @@ class parser {
   }
 
   void redirection(char c) {
-    const bool fd_prefix =
-        in_word_ && !cur_.empty() && std::all_of(cur_.begin(), cur_.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
-    if (fd_prefix) reset_word();
-    else end_word();
+    const bool fd_prefix = in_word_ && !cur_.empty() && std::all_of(cur_.begin(), cur_.end(), [](char d) {
+                             return std::isdigit(static_cast<unsigned char>(d));
+                           });
+    if (fd_prefix)
+      reset_word();
+    else
+      end_word();
     static const char* const ops[] = {"<<<", "<<-", ">>", ">&", ">|", "<<", "<&", "<>", ">", "<"};
     for (const char* op : ops) {
       const std::string_view o(op);
@@ -257,7 +265,8 @@ class parser {
     for (; k < words_.size(); ++k) cmd.argv.push_back(std::move(words_[k].text));
     words_.clear();
     redirects_.clear();
-    const bool loop_header = !cmd.argv.empty() && (cmd.argv[0] == "for" || cmd.argv[0] == "select" || cmd.argv[0] == "case");
+    const bool loop_header =
+        !cmd.argv.empty() && (cmd.argv[0] == "for" || cmd.argv[0] == "select" || cmd.argv[0] == "case");
     if (!loop_header && (!cmd.argv.empty() || !cmd.env.empty() || !cmd.redirects.empty())) {
       out_.push_back(cmd);
       unwrap(cmd, out_, max_depth_);
@@ -303,7 +312,8 @@ class parser {
     std::size_t k = 0;
     if (name == "env") {
       k = skip_options(a, 1, {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"});
-      const auto split = std::find_if(a.begin() + 1, a.end(), [](const std::string& w) { return w == "-S" || w == "--split-string"; });
+      const auto split =
+          std::find_if(a.begin() + 1, a.end(), [](const std::string& w) { return w == "-S" || w == "--split-string"; });
       if (split != a.end() && split + 1 != a.end()) {
         parser(*(split + 1), cmd.depth + 1, max_depth, origin::shell_string, out).run();
         return;

@@ -30,7 +30,7 @@ struct redirect {
 
 struct simple_command {
   std::vector<std::pair<std::string, std::string>> env;  // leading NAME=value assignments, in order
-  std::vector<std::string> argv;                          // may be empty (assignment-only command)
+  std::vector<std::string> argv;                         // may be empty (assignment-only command)
   std::vector<redirect> redirects;
   origin reached_by = origin::top_level;
   int depth = 0;  // 0 at top level, +1 per substitution, shell string or wrapper

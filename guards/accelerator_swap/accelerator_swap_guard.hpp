@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// r2r.guard.accelerator_swap: denies actions that swap the image's ROCm accelerator stack for a
+// CUDA build or a slower substitute: installing NVIDIA/CUDA wheels or using a CUDA index or the
+// nvidia conda channel; uninstalling or replacing flash-attn, xformers, apex, bitsandbytes, triton,
+// deepspeed or torch; switching attention to sdpa/eager; commenting out or deleting a flash-attn
+// import. Commands are analysed with r2r::core::shell, so `&&`, pipes, `$( )` and `bash -c` hide
+// nothing. A substitution listed in `allow_degradations` is allowed with a fidelity-ledger entry;
+// CUDA builds never are (they cannot run on ROCm).
+// THREADING: the host serialises calls; the object is immutable after construction.
+#pragma once
+
+#include "package_rules.hpp"
+
+#include <r2r/sdk/host.hpp>
+#include <r2r/sdk/kinds/guard.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace r2r::guards {
+
+class accelerator_swap_guard {
+ public:
+  struct config {
+    std::vector<sdk::guard::ledger_entry> allow_degradations;  // component (normalised name), level, note
+    std::vector<std::string> protected_packages{"flash-attn", "xformers",  "apex", "bitsandbytes",
+                                                "triton",     "deepspeed", "torch"};
+    std::size_t max_scan_bytes = 1 << 20;
+  };
+
+  /// Throws sdk::invalid_argument when a degradation level is not D0..D5.
+  accelerator_swap_guard(const config& cfg, const sdk::host& host);
+
+  sdk::guard::decision check_action(const sdk::guard::check_request& request);
+  sdk::guard::observe_response observe(const sdk::guard::observe_request& request);
+
+  static sdk::method_table<accelerator_swap_guard> methods() { return sdk::guard::methods<accelerator_swap_guard>(); }
+
+  /// One reason to deny. `component` is the protected package a degradation entry can unlock;
+  /// empty for CUDA builds, which nothing unlocks.
+  struct finding {
+    std::string component;
+    std::string reason;
+  };
+
+ private:
+  std::optional<finding> check_command(const std::string& command) const;
+  std::optional<finding> check_packages(const accel::package_operation& op) const;
+  std::optional<finding> check_code(const std::string& text, bool patch) const;
+  sdk::guard::decision decide(const finding& f, const std::string& action_type) const;
+
+  std::vector<sdk::guard::ledger_entry> degradations_;
+  std::set<std::string> protected_;
+  std::size_t max_scan_bytes_;
+  sdk::host host_;
+};
+
+void from_json(const nlohmann::json& j, accelerator_swap_guard::config& c);
+
+}  // namespace r2r::guards

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+#include "package_rules.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+namespace r2r::guards::accel {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool is_python(const std::string& name) {
+  return std::regex_match(name, std::regex(R"(python(\d+(\.\d+)?)?)"));
+}
+bool is_pip(const std::string& name) {
+  return std::regex_match(name, std::regex(R"(pip(\d+(\.\d+)?)?)"));
+}
+
+/// Option parsing shared by pip, uv and conda: values of index/channel options are recorded, other
+/// valued options are skipped, and the remaining words are the verb and the packages.
+void scan_arguments(const std::vector<std::string>& argv, std::size_t k, package_operation& op) {
+  static const std::set<std::string> index_opts{"-i",           "--index-url", "--extra-index-url", "-f",
+                                                "--find-links", "--index",     "--default-index"};
+  static const std::set<std::string> channel_opts{"-c", "--channel"};
+  static const std::set<std::string> valued{"-r",
+                                            "--requirement",
+                                            "--constraint",
+                                            "-t",
+                                            "--target",
+                                            "--prefix",
+                                            "--root",
+                                            "--src",
+                                            "--python",
+                                            "--platform",
+                                            "--python-version",
+                                            "--implementation",
+                                            "--abi",
+                                            "--upgrade-strategy",
+                                            "--cache-dir",
+                                            "--log",
+                                            "--proxy",
+                                            "--retries",
+                                            "--timeout",
+                                            "--trusted-host",
+                                            "--no-binary",
+                                            "--only-binary",
+                                            "-C",
+                                            "--config-settings",
+                                            "-n",
+                                            "--name",
+                                            "-p",
+                                            "--file",
+                                            "--progress-bar",
+                                            "--global-option"};
+  std::string verb;
+  const bool conda = op.manager == "conda";
+  for (; k < argv.size(); ++k) {
+    const std::string& a = argv[k];
+    const auto eq = a.find('=');
+    const std::string flag = a.rfind("--", 0) == 0 && eq != std::string::npos ? a.substr(0, eq) : a;
+    const bool inline_value = flag.size() != a.size();
+    const std::string value = inline_value ? a.substr(eq + 1) : (k + 1 < argv.size() ? argv[k + 1] : "");
+    if (a.size() > 1 && a[0] == '-') {
+      const bool is_channel = conda && channel_opts.count(flag);
+      if (index_opts.count(flag) || is_channel) {
+        (is_channel ? op.channels : op.indexes).push_back(value);
+      } else if (flag == "-e" || flag == "--editable") {
+        if (!inline_value && k + 1 < argv.size()) op.packages.push_back(value);
+      } else if (!(valued.count(flag) || (!conda && channel_opts.count(flag)))) {
+        continue;
+      }
+      if (!inline_value) ++k;
+    } else if (verb.empty()) {
+      verb = a;
+    } else {
+      op.packages.push_back(a);
+    }
+  }
+  static const std::set<std::string> installs{"install", "add", "create", "update", "upgrade", "sync"};
+  static const std::set<std::string> removals{"uninstall", "remove", "rm"};
+  op.removes = removals.count(verb) > 0;
+  if (!op.removes && !installs.count(verb)) op.manager.clear();
+}
+
+}  // namespace
+
+std::optional<package_operation> parse_package_command(const core::shell::simple_command& cmd) {
+  if (cmd.argv.empty()) return std::nullopt;
+  const std::string name = lower(core::shell::program_name(cmd.argv[0]));
+  const auto& a = cmd.argv;
+  package_operation op;
+  std::size_t k = 1;
+  if (is_pip(name)) {
+    op.manager = "pip";
+  } else if (is_python(name)) {
+    const auto m = std::find(a.begin(), a.end(), "-m");
+    if (m == a.end() || m + 1 == a.end() || !is_pip(*(m + 1))) return std::nullopt;
+    op.manager = "pip";
+    k = static_cast<std::size_t>(m - a.begin()) + 2;
+  } else if (name == "uv") {
+    op.manager = "uv";
+    if (a.size() > 1 && a[1] == "pip") k = 2;
+  } else if (name == "conda" || name == "mamba" || name == "micromamba") {
+    op.manager = "conda";
+  } else {
+    return std::nullopt;
+  }
+  for (const auto& [var, value] : cmd.env) {
+    if (var == "PIP_INDEX_URL" || var == "PIP_EXTRA_INDEX_URL" || var == "PIP_FIND_LINKS" || var == "UV_INDEX_URL" ||
+        var == "UV_EXTRA_INDEX_URL" || var == "UV_INDEX" || var == "UV_DEFAULT_INDEX")
+      op.indexes.push_back(value);
+  }
+  scan_arguments(a, k, op);
+  if (op.manager.empty()) return std::nullopt;
+  return op;
+}
+
+std::string normalize_name(std::string_view spec) {
+  std::string s = lower(spec);
+  if (const auto at = s.find(" @ "); at != std::string::npos) s = s.substr(0, at);
+  if (const auto ch = s.find("::"); ch != std::string::npos) s = s.substr(ch + 2);
+  const bool path_like = s.find('/') != std::string::npos;
+  if (path_like) {
+    while (!s.empty() && s.back() == '/') s.pop_back();
+    s = s.substr(s.rfind('/') + 1);
+    if (const auto hash = s.find('#'); hash != std::string::npos) s = s.substr(0, hash);
+    if (s.size() > 4 && s.compare(s.size() - 4, 4, ".git") == 0) s.resize(s.size() - 4);
+    if (s.size() > 4 && (s.compare(s.size() - 4, 4, ".whl") == 0)) s = s.substr(0, s.find('-'));
+    if (s.size() > 7 && s.compare(s.size() - 7, 7, ".tar.gz") == 0) s = s.substr(0, s.rfind('-'));
+  }
+  const auto end = s.find_first_of("[<>=!~; @");
+  s = s.substr(0, end);
+  std::replace(s.begin(), s.end(), '_', '-');
+  std::replace(s.begin(), s.end(), '.', '-');
+  if (s == "flash-attention") s = "flash-attn";
+  if (s == "pytorch") s = "torch";
+  return s;
+}
+
+std::string cuda_build_reason(std::string_view spec) {
+  const std::string s = lower(spec);
+  const std::string name = normalize_name(spec);
+  if (s.rfind("nvidia::", 0) == 0) return "a package from the nvidia conda channel";
+  if (name.rfind("nvidia-", 0) == 0) return "an NVIDIA CUDA runtime wheel";
+  static const std::regex cu_suffix(R"(-(cu|cuda)1\d(x)?(-|$))");
+  if (std::regex_search(name, cu_suffix) || name.rfind("cupy-cuda", 0) == 0) return "a CUDA-specific wheel";
+  static const std::set<std::string> toolkits{"pytorch-cuda",   "cudatoolkit", "cuda-toolkit",
+                                              "cuda-runtime",   "cuda-nvcc",   "cuda-cudart",
+                                              "cuda-libraries", "cudnn",       "nccl"};
+  if (toolkits.count(name)) return "the CUDA toolkit or a CUDA library";
+  static const std::regex local_cuda(R"(\+cu\d{2,3})");
+  if (std::regex_search(s, local_cuda)) return "a +cuXXX (CUDA) build";
+  if (is_cuda_index(s)) return "a wheel from a CUDA index";
+  return {};
+}
+
+bool is_cuda_index(std::string_view url) {
+  static const std::regex cuda(R"(download\.pytorch\.org/whl/(nightly/)?cu\d|pypi\.(ngc\.)?nvidia\.com)");
+  return std::regex_search(lower(url), cuda);
+}
+
+}  // namespace r2r::guards::accel

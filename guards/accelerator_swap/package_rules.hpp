@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Package-manager commands seen by r2r.guard.accelerator_swap: which installer a simple command
+// runs (pip, python -m pip, uv pip/add, conda, mamba, micromamba), with which packages, indexes and
+// channels, and which package specs or indexes are CUDA builds that cannot run on ROCm.
+#pragma once
+
+#include <r2r/core/shell_command.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace r2r::guards::accel {
+
+struct package_operation {
+  std::string manager;                // "pip", "uv", "conda" or "apt"
+  bool removes = false;               // uninstall / remove
+  std::vector<std::string> packages;  // specs as written (name, name==1.0, URL, conda channel::name)
+  std::vector<std::string> indexes;   // index or find-links URLs, from flags and PIP_/UV_ variables
+  std::vector<std::string> channels;  // conda channels
+};
+
+/// The package operation a simple command performs; nullopt when it is not an install or removal.
+std::optional<package_operation> parse_package_command(const core::shell::simple_command& cmd);
+
+/// The normalised distribution name of a spec: lower case, `_`/`.` as `-`, without extras,
+/// version, marker, URL path or conda channel ("Flash_Attn[x]==2.5" -> "flash-attn").
+std::string normalize_name(std::string_view spec);
+
+/// Why a spec is a CUDA-only build (nvidia-*, *-cu11/12, cupy-cuda*, +cuXXX, pytorch-cuda, ...); empty if not.
+std::string cuda_build_reason(std::string_view spec);
+
+/// True for a CUDA wheel index (download.pytorch.org/whl/cuXXX, pypi.nvidia.com, pypi.ngc.nvidia.com).
+bool is_cuda_index(std::string_view url);
+
+}  // namespace r2r::guards::accel
