@@ -40,8 +40,12 @@ struct run_context {
   int mode = 1;      // 0, 1 or 2 (ARCHITECTURE.md)
   std::string arch;  // target gfx, e.g. "gfx942"; empty when unknown
   std::int64_t turn = 0;
+  // Set by the executor, never by the policy: the verifier stage ran on the current workspace
+  // state (no action changed it since), and whether it passed. Absent means false.
+  bool verifier_ran = false;
+  bool verifier_passed = false;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_context, mode, arch, turn)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_context, mode, arch, turn, verifier_ran, verifier_passed)
 
 struct check_request {
   guard::action action;
