@@ -101,6 +101,7 @@ TEST(ShellCommand, SkipsReservedWordsCommentsAndSubshellParens) {
 TEST(ShellCommand, ToleratesUnterminatedTextAndBoundsDepth) {
   EXPECT_EQ(all_argv("echo 'open"), (argvs{{"echo", "open"}}));
   EXPECT_EQ(all_argv("echo $(ls"), (argvs{{"echo", "$(ls"}, {"ls"}}));
+  EXPECT_EQ(all_argv("diff <(ls"), (argvs{{"diff"}, {"ls"}}));
   std::string deep = "x";
   for (int k = 0; k < 20; ++k) deep = "$(" + deep + ")";
   EXPECT_LE(analyze(deep, 3).size(), 4u);

@@ -122,7 +122,8 @@ class parser {
     } else if ((c == '<' || c == '>') && next == '(') {
       end_word();
       const auto end = past_matching_paren(s_, i_ + 1);
-      nested(s_.substr(i_ + 2, end > i_ + 2 ? end - i_ - 3 : 0), origin::substitution);
+      const bool closed = end > i_ + 2 && s_[end - 1] == ')';
+      nested(s_.substr(i_ + 2, end - i_ - 2 - (closed ? 1 : 0)), origin::substitution);
       i_ = end;
     } else if (c == '<' || c == '>') {
       redirection(c);
