@@ -185,6 +185,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
       remaining.insert(remaining.end(), hazards.begin(), hazards.end());
       return result;
     }
+    toolchain();  // no llm call (and no spending) when no rewrite could be checked
     const auto line_count = static_cast<std::int64_t>(agentic::split_lines(input.text).size());
     const auto regions = agentic::hazard_regions(hazards, line_count, config_.context_lines);
     auto llm_request =
