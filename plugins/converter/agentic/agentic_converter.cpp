@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+#include "agentic_converter.hpp"
+
+#include "compile_log.hpp"
+#include "degradation.hpp"
+#include "hazard_scanner.hpp"
+#include "prompt.hpp"
+#include "region_edit.hpp"
+
+#include <r2r/convert/file_io.hpp>
+#include <r2r/convert/hipify.hpp>
+#include <r2r/convert/scratch_dir.hpp>
+#include <r2r/convert/transform_files.hpp>
+#include <r2r/sdk/kinds/llm.hpp>
+
+#include <filesystem>
+#include <regex>
+
+namespace r2r::plugins::converter {
+namespace {
+
+namespace fs = std::filesystem;
+using sdk::converter::diagnostic;
+using sdk::converter::hazard;
+
+int severity_rank(std::string_view s) {
+  if (s == "note") return 0;
+  if (s == "warning") return 1;
+  if (s == "error") return 2;
+  return -1;
+}
+
+std::string truncate(const std::string& s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "\n[... " + std::to_string(s.size() - cut) + " more bytes]";
+}
+
+std::string to_utf8(std::string text) {
+  for (std::size_t at = convert::first_invalid_utf8(text); at != std::string::npos;
+       at = convert::first_invalid_utf8(text)) {
+    text[at] = '?';
+  }
+  return text;
+}
+
+diagnostic make_diag(const std::string& file, std::int64_t line, std::string severity, std::string name,
+                     std::string message, std::string hint) {
+  diagnostic d;
+  d.file = file;
+  d.line = line;
+  d.column = 1;
+  d.severity = std::move(severity);
+  d.category = name == "agentic-edit" ? "manual_port" : "tool";
+  d.name = std::move(name);
+  d.message = std::move(message);
+  d.hint = std::move(hint);
+  return d;
+}
+
+sdk::llm::message text_message(std::string role, std::string text) {
+  return sdk::llm::message{std::move(role), {sdk::llm::content_block::make_text(std::move(text))}};
+}
+
+/// Spending over one request, checked before each llm call.
+struct budget {
+  std::int64_t tokens = 0;
+  double cost = 0;
+};
+
+}  // namespace
+
+void from_json(const nlohmann::json& j, agentic_converter::config& c) {
+  if (!j.is_object()) throw sdk::invalid_argument("config must be a JSON object");
+  const agentic_converter::config d;
+  c.llm_service = j.value("llm_service", d.llm_service);
+  c.source_extensions = j.value("source_extensions", d.source_extensions);
+  c.min_severity = j.value("min_severity", d.min_severity);
+  c.context_lines = j.value("context_lines", d.context_lines);
+  c.max_attempts = j.value("max_attempts", d.max_attempts);
+  if (j.contains("max_total_tokens")) c.max_total_tokens = j.at("max_total_tokens").get<std::int64_t>();
+  if (j.contains("max_cost_usd")) c.max_cost_usd = j.at("max_cost_usd").get<double>();
+  c.max_tokens_per_call = j.value("max_tokens_per_call", d.max_tokens_per_call);
+  c.allow_degradations = j.value("allow_degradations", d.allow_degradations);
+  c.hipcc = j.value("hipcc", d.hipcc);
+  c.search_dirs = j.value("search_dirs", d.search_dirs);
+  c.default_arch = j.value("default_arch", d.default_arch);
+  c.flags = j.value("flags", d.flags);
+  c.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
+  c.max_log_bytes = j.value("max_log_bytes", d.max_log_bytes);
+  c.max_file_bytes = j.value("max_file_bytes", d.max_file_bytes);
+}
+
+agentic_converter::agentic_converter(const config& cfg, const sdk::host& host)
+    : config_(cfg), min_rank_(severity_rank(cfg.min_severity)), host_(host) {
+  if (min_rank_ < 0) {
+    throw sdk::invalid_argument("min_severity must be note, warning or error; found '" + cfg.min_severity + "'");
+  }
+  if (cfg.max_attempts < 1) throw sdk::invalid_argument("max_attempts must be at least 1");
+  if (cfg.context_lines < 0) throw sdk::invalid_argument("context_lines must not be negative");
+  static const std::regex gfx("^gfx[0-9a-f]+(:[a-z0-9_]+[+-])*$");
+  for (const auto& arch : cfg.default_arch) {
+    if (!std::regex_match(arch, gfx)) {
+      throw sdk::invalid_argument("default_arch: expected gfx target names like gfx90a, found '" + arch + "'");
+    }
+  }
+}
+
+hipcc_toolchain& agentic_converter::toolchain() {
+  if (!toolchain_) {
+    toolchain_ = hipcc_toolchain::find(config_.hipcc, config_.search_dirs);
+    if (!toolchain_) {
+      throw sdk::unavailable("hipcc ('" + config_.hipcc +
+                             "') was not found, so no rewrite can be checked; install ROCm's hipcc or set `hipcc` in "
+                             "the r2r.converter.agentic config");
+    }
+  }
+  return *toolchain_;
+}
+
+sdk::converter::convert_response agentic_converter::convert(const sdk::converter::convert_request& request,
+                                                            sdk::call_context& ctx) {
+  const std::vector<std::string> archs = request.target.arch.empty() ? config_.default_arch : request.target.arch;
+  const auto cancelled = [&ctx] { return ctx.cancelled(); };
+  convert::scratch_dir scratch("r2r-agentic");
+  budget spent;
+  std::vector<hazard> remaining;
+  std::vector<sdk::converter::build_result> builds;
+  int unit_index = 0;
+
+  // Compiles `text` (as `path`) for every target; the first failure's log, or empty when all pass.
+  const auto compile_all = [&](const std::string& path, const std::string& text,
+                               std::vector<sdk::converter::build_result>& out) -> std::string {
+    hipcc_toolchain& hipcc = toolchain();
+    const fs::path dir = scratch.path() / ("unit" + std::to_string(unit_index++));
+    convert::write_output(dir.string(), path, text);
+    const fs::path source = dir / path;
+    std::vector<std::string> includes{source.parent_path().string()};
+    if (!request.root.empty()) {
+      includes.push_back((fs::path(request.root) / fs::path(path).parent_path()).string());
+      includes.push_back(request.root);
+    }
+    for (const auto& arch : archs) {
+      sdk::converter::build_result b;
+      b.file = path;
+      b.arch = arch;
+      const auto r = hipcc.compile(source.string(), (dir / (arch + ".o")).string(), arch, includes, config_.flags,
+                                   std::chrono::seconds(config_.timeout_seconds), cancelled, b.command);
+      if (r.cancelled) throw sdk::cancelled();
+      b.seconds = r.seconds;
+      const std::string log = to_utf8(truncate(r.start_error + r.err + r.out, config_.max_log_bytes));
+      if (!r.ok()) {
+        const compile_verdict v = classify_compile_failure(log);
+        if (v.failure_class == "target_unknown") {
+          b.status = "not_checkable_here";
+          b.failure_class = "target_unknown";
+          b.message = "hipcc cannot compile for " + arch + ": not checkable here, so the rewrite is not accepted";
+        } else {
+          b.status = "failed";
+          b.failure_class = v.failure_class;
+          b.message = v.message;
+        }
+        b.log = log;
+        out.push_back(std::move(b));
+        return "hipcc --offload-arch=" + arch + " failed:\n" + log;
+      }
+      b.status = "passed";
+      b.failure_class = "none";
+      b.message = "compiled for " + arch + ", numerics unchecked: no ROCm device";
+      out.push_back(std::move(b));
+    }
+    return {};
+  };
+
+  const auto transform = [&](const convert::loaded_input& input, convert::file_kind what) {
+    convert::conversion result;
+    result.text = input.text;
+    if (what != convert::file_kind::source) return result;
+    const auto scan = scan_hazards(input.path, input.text);
+    std::vector<hazard> hazards;
+    for (const auto& h : scan.hazards)
+      if (severity_rank(h.severity) >= min_rank_) hazards.push_back(h);
+    if (scan.failed || hazards.empty()) {
+      remaining.insert(remaining.end(), hazards.begin(), hazards.end());
+      return result;
+    }
+    toolchain();  // no llm call (and no spending) when no rewrite could be checked
+    const auto line_count = static_cast<std::int64_t>(agentic::split_lines(input.text).size());
+    const auto regions = agentic::hazard_regions(hazards, line_count, config_.context_lines);
+    auto llm_request =
+        agentic::first_request(input.path, input.text, hazards, regions, archs, config_.max_tokens_per_call);
+    std::string stop;  // why the loop ended without an accepted rewrite
+    std::int64_t attempts = 0;
+    for (; attempts < config_.max_attempts; ++attempts) {
+      ctx.throw_if_cancelled();
+      if (config_.max_total_tokens && spent.tokens >= *config_.max_total_tokens) {
+        stop = "token budget spent: " + std::to_string(spent.tokens) + " of max_total_tokens " +
+               std::to_string(*config_.max_total_tokens);
+        break;
+      }
+      if (config_.max_cost_usd && spent.cost >= *config_.max_cost_usd) {
+        stop = "cost budget spent: $" + std::to_string(spent.cost) + " of max_cost_usd $" +
+               std::to_string(*config_.max_cost_usd);
+        break;
+      }
+      sdk::llm::complete_response answer;
+      try {
+        answer = ctx.call_service(config_.llm_service, "complete", llm_request).get<sdk::llm::complete_response>();
+      } catch (const sdk::error& e) {
+        if (e.status() == R2R_ERR_UNAVAILABLE || e.status() == R2R_ERR_CANCELLED) throw;
+        stop = std::string("the llm call failed: ") + e.what();
+        break;
+      }
+      spent.tokens += answer.usage.all_input() + answer.usage.output_tokens;
+      spent.cost += answer.cost_usd;
+      result.stats["llm_tokens"] += answer.usage.all_input() + answer.usage.output_tokens;
+      llm_request.messages.push_back(text_message("assistant", answer.text()));
+      const auto parsed = agentic::parse_answer(answer.text(), regions);
+      std::string kind;
+      std::string problem;
+      std::string candidate;
+      std::string degradation;
+      if (!parsed.problem.empty()) {
+        kind = "unusable answer";
+        problem = parsed.problem;
+      } else {
+        candidate = agentic::apply_edits(input.text, parsed.edits);
+        degradation = agentic::find_degradation(input.text, candidate);
+        if (!degradation.empty() && !config_.allow_degradations) {
+          kind = "refused degradation";
+          problem = degradation;
+          result.stats["agentic_refused"] += 1;
+          result.diagnostics.push_back(make_diag(input.path, parsed.edits.front().range.first, "warning",
+                                                 "agentic-refused", "refused a rewrite: " + degradation,
+                                                 "set allow_degradations to accept such rewrites as degradations"));
+        }
+      }
+      std::vector<sdk::converter::build_result> attempt_builds;
+      if (kind.empty()) {
+        const std::string log = compile_all(input.path, candidate, attempt_builds);
+        if (!log.empty()) {
+          kind = "compile error";
+          problem = log;
+        }
+      }
+      if (!kind.empty()) {
+        stop = kind + ": " + truncate(problem, 400);
+        llm_request.messages.push_back(text_message("user", agentic::feedback_message(kind, problem)));
+        continue;
+      }
+      // Accepted.
+      for (const auto& e : parsed.edits) {
+        std::string fixes;
+        for (const auto& h : hazards) {
+          if (h.line >= e.range.first && h.line <= e.range.last) {
+            fixes += (fixes.empty() ? "" : ", ") + h.rule + " (line " + std::to_string(h.line) + ")";
+          }
+        }
+        if (fixes.empty()) fixes = "none directly (context of a hazard region)";
+        result.diagnostics.push_back(make_diag(input.path, e.range.first, "note", "agentic-edit",
+                                               "lines " + std::to_string(e.range.first) + "-" +
+                                                   std::to_string(e.range.last) +
+                                                   " rewritten by the llm; fixes: " + fixes,
+                                               "review the diff; numerics unchecked: no ROCm device"));
+      }
+      if (!degradation.empty()) {
+        result.stats["degradations"] += 1;
+        result.diagnostics.push_back(make_diag(input.path, parsed.edits.front().range.first, "warning", "degradation",
+                                               "accepted as a degradation (allow_degradations): " + degradation,
+                                               "restore the kernel before relying on this port"));
+      }
+      result.text = candidate;
+      result.changed = candidate != input.text;
+      result.stats["agentic_edits"] += static_cast<std::int64_t>(parsed.edits.size());
+      builds.insert(builds.end(), attempt_builds.begin(), attempt_builds.end());
+      for (const auto& h : scan_hazards(input.path, candidate).hazards)
+        if (severity_rank(h.severity) >= min_rank_) remaining.push_back(h);
+      result.stats["agentic_attempts"] = attempts + 1;
+      return result;
+    }
+    if (attempts == config_.max_attempts) {
+      stop = "attempt budget spent: max_attempts " + std::to_string(config_.max_attempts) + "; last problem: " + stop;
+    }
+    result.stats["agentic_attempts"] = attempts;
+    result.diagnostics.push_back(make_diag(input.path, hazards.front().line, "error", "agentic-stopped",
+                                           "agentic rewrite stopped without an accepted rewrite: " + stop,
+                                           "port the hazards by hand or raise the budget"));
+    remaining.insert(remaining.end(), hazards.begin(), hazards.end());
+    return result;
+  };
+
+  convert::transform_options options;
+  options.converter_id = "r2r.converter.agentic";
+  options.source_extensions = config_.source_extensions;
+  options.build_files = false;
+  options.max_file_bytes = config_.max_file_bytes;
+  auto response = convert::transform_files(request, options, transform, [&ctx] { ctx.throw_if_cancelled(); });
+  response.hazards = std::move(remaining);
+  response.builds = std::move(builds);
+  if (toolchain_) response.tool = sdk::converter::tool_info{"hipcc", toolchain_->path(), toolchain_->version()};
+  convert::summarize(response);
+  return response;
+}
+
+}  // namespace r2r::plugins::converter
