@@ -38,6 +38,25 @@ const std::regex& mentions_flash_attn() {
   return r;
 }
 
+bool is_requirements_file(const std::string& path) {
+  static const std::regex name(R"((^|/)(requirements|constraints)[^/]*\.(txt|in)$)", icase);
+  return std::regex_search(path, name);
+}
+
+/// The added lines of a unified diff that go to requirements files.
+std::string added_requirement_lines(const std::string& patch) {
+  std::istringstream lines(patch);
+  std::string out;
+  bool in_requirements = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("+++ ", 0) == 0)
+      in_requirements = is_requirements_file(line.substr(4, line.find('\t') - 4));
+    else if (in_requirements && !line.empty() && line[0] == '+')
+      out += line.substr(1) + "\n";
+  }
+  return out;
+}
+
 std::string shorten(std::string s) {
   if (s.size() > 160) s = s.substr(0, 157) + "...";
   return s;
@@ -108,6 +127,35 @@ std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_cod
   return std::nullopt;
 }
 
+std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_requirements(
+    const std::string& text) const {
+  std::istringstream lines(text);
+  accel::package_operation op;
+  op.manager = "pip";
+  for (std::string line; std::getline(lines, line);) {
+    line = line.substr(0, line.find(" #"));
+    std::istringstream words(line);
+    std::vector<std::string> argv;
+    for (std::string w; words >> w;) argv.push_back(w);
+    if (argv.empty() || argv[0][0] == '#') continue;
+    for (std::size_t k = 0; k < argv.size(); ++k) {
+      const auto eq = argv[k].find('=');
+      const std::string flag = argv[k].substr(0, eq);
+      if (flag == "-i" || flag == "--index-url" || flag == "--extra-index-url" || flag == "-f" ||
+          flag == "--find-links")
+        op.indexes.push_back(eq != std::string::npos ? argv[k].substr(eq + 1)
+                                                     : (k + 1 < argv.size() ? argv[k + 1] : ""));
+    }
+    if (argv[0][0] != '-') op.packages.push_back(line);
+  }
+  for (const auto& url : op.indexes)
+    if (accel::is_cuda_index(url)) return finding{{}, "adds the CUDA wheel index " + url + " to a requirements file"};
+  for (const auto& spec : op.packages)
+    if (const auto why = accel::cuda_build_reason(spec); !why.empty())
+      return finding{{}, "adds " + shorten(spec) + " to a requirements file, " + why};
+  return std::nullopt;
+}
+
 std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_command(const std::string& command) const {
   for (const auto& cmd : core::shell::analyze(command)) {
     for (const auto& [var, value] : cmd.env) {
@@ -168,9 +216,13 @@ sdk::guard::decision accelerator_swap_guard::check_action(const sdk::guard::chec
   if (a.type == "run" || a.type == "run_workload" || a.type == "build_kernel") {
     f = check_command(head(a.text("command")));
   } else if (a.type == "write_file") {
-    f = check_code(head(a.text("content")), false);
+    const std::string content = head(a.text("content"));
+    if (is_requirements_file(a.text("path"))) f = check_requirements(content);
+    if (!f) f = check_code(content, false);
   } else if (a.type == "apply_patch") {
-    f = check_code(head(a.text("patch")), true);
+    const std::string patch = head(a.text("patch"));
+    f = check_requirements(added_requirement_lines(patch));
+    if (!f) f = check_code(patch, true);
   } else if (a.type == "install") {
     accel::package_operation op;
     op.manager = a.text("manager");

@@ -52,6 +52,8 @@ class accelerator_swap_guard {
   std::optional<finding> check_command(const std::string& command) const;
   std::optional<finding> check_packages(const accel::package_operation& op) const;
   std::optional<finding> check_code(const std::string& text, bool patch) const;
+  /// Lines of a pip requirements file: CUDA builds and CUDA indexes (listing torch there is normal).
+  std::optional<finding> check_requirements(const std::string& lines) const;
   sdk::guard::decision decide(const finding& f, const std::string& action_type) const;
 
   std::vector<sdk::guard::ledger_entry> degradations_;

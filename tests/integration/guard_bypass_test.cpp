@@ -2,7 +2,7 @@
 // The reference's bypasses (docs/research/reference.md §3) sent to the real guard libraries,
 // loaded from the build's plugin directory and called through r2r::core::plugin_instance, so the
 // request and response schemas and the C ABI are on the path.
-#include "test_support.hpp"
+#include "../unit/test_support.hpp"
 
 #include <r2r/core/plugin_instance.hpp>
 #include <r2r/core/plugin_registry.hpp>

@@ -118,6 +118,20 @@ TEST_F(AcceleratorSwapGuard, DeniesEditingOutTheFlashAttnImport) {
             "deny");
 }
 
+TEST_F(AcceleratorSwapGuard, DeniesCudaBuildsWrittenIntoRequirementsFiles) {
+  auto write = [&](const char* path, const char* content) {
+    return guard.check_action(action({{"type", "write_file"}, {"path", path}, {"content", content}})).verdict;
+  };
+  EXPECT_EQ(write("requirements.txt", "numpy\nnvidia-cudnn-cu12==8.9\n"), "deny");
+  EXPECT_EQ(write("env/requirements-gpu.txt", "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch\n"),
+            "deny");
+  EXPECT_EQ(write("requirements.txt", "# nvidia-cudnn-cu12\ntorch>=2.1\nflash-attn\n"), "allow");
+  EXPECT_EQ(write("notes.txt", "nvidia-cudnn-cu12\n"), "allow");
+  const std::string patch =
+      "--- a/requirements.txt\n+++ b/requirements.txt\n@@ -1 +1,2 @@\n numpy\n+torch==2.3.0+cu121\n";
+  EXPECT_EQ(guard.check_action(action({{"type", "apply_patch"}, {"patch", patch}})).verdict, "deny");
+}
+
 TEST_F(AcceleratorSwapGuard, InstallActionsAreChecked) {
   EXPECT_EQ(guard.check_action(action({{"type", "install"}, {"manager", "pip"}, {"packages", {"nvidia-cudnn-cu12"}}}))
                 .verdict,
