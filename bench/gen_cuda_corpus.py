@@ -37,7 +37,7 @@ COMMENTS = [
     "// Calls cudaMalloc and cudaMemcpy; the launch kernel<<<grid, block>>> reads {a}.",
     "/* Reduction over a warp: __shfl_down_sync(0xffffffff, v, offset) in the original CUDA code,\n"
     "   with cudaStream_t streams and cublasHandle_t handles documented here. */",
-    "// TODO(perf): try cudaMemPrefetchAsync for {a} once managed memory lands.",
+    "// perf note: cudaMemPrefetchAsync could help for {a} once managed memory lands.",
 ]
 WARP_BODIES = [
     "  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);",

@@ -25,10 +25,10 @@ struct cli_context {
   std::string request;                         // --request (plugins call)
   std::string kind;                            // --kind (plugins list)
   std::map<std::string, std::string> options;  // further command options by name (plan: commit, arch, out, ...)
-  std::string arch;      // --arch (port): comma-separated gfx targets
-  std::string rocm;      // --rocm (port): target ROCm release
-  std::string out_dir;   // --out (port)
-  std::string instance;  // --instance (llm ping)
+  std::string arch;                            // --arch (port): comma-separated gfx targets
+  std::string rocm;                            // --rocm (port): target ROCm release
+  std::string out_dir;                         // --out (port)
+  std::string instance;                        // --instance (llm ping)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
 

@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
       "commit", po::value<std::string>(), "plan: commit SHA, tag or branch to pin")(
       "arch", po::value<std::string>(),
       "plan: target GPU arch, e.g. gfx942 (or an alias such as mi300x); port: gfx targets to build-check, "
-      "comma-separated")(
-      "rocm", po::value<std::string>(), "port: target ROCm release (names HIP added later are reported)")(
+      "comma-separated")("rocm", po::value<std::string>(),
+                         "port: target ROCm release (names HIP added later are reported)")(
       "out", po::value<std::string>(), "plan, port: output directory")(
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(

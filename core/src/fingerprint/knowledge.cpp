@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/planning/knowledge.hpp>
+#include <r2r/sdk/package_name.hpp>
 
 #include <cctype>
 #include <stdexcept>
@@ -50,18 +51,7 @@ knowledge load() {
 }  // namespace
 
 std::string normalise_name(std::string_view name) {
-  std::string out;
-  bool sep = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && !out.empty()) out += '-';
-    sep = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
+  return sdk::normalise_package_name(name);
 }
 
 const package_rule* knowledge::rule_for(std::string_view normalised) const {

@@ -200,9 +200,9 @@ result<nlohmann::json> plugin_instance::call_at_depth(std::string_view method, c
     message = e != nullptr && e[0] != '\0' ? e : "the plugin gave no message";
   }
   if (status != R2R_OK) {
-    auto failure = fail(phase::run,
-                        std::string(method) + " failed (" + std::string(r2r_status_name(status)) + "): " + message,
-                        info_.id, file);
+    auto failure =
+        fail(phase::run, std::string(method) + " failed (" + std::string(r2r_status_name(status)) + "): " + message,
+             info_.id, file);
     failure.value().status = status;
     return failure;
   }

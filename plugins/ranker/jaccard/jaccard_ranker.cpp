@@ -5,6 +5,7 @@
 #include "versions.hpp"
 
 #include <r2r/sdk/error.hpp>
+#include <r2r/sdk/package_name.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -87,18 +88,7 @@ std::int64_t failure_count(const rank_request& r, const std::string& arch, const
 }  // namespace
 
 std::string normalise_package(std::string_view name) {
-  std::string out;
-  bool sep = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && !out.empty()) out += '-';
-    sep = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
+  return sdk::normalise_package_name(name);
 }
 
 void from_json(const nlohmann::json& j, jaccard_ranker::config& c) {

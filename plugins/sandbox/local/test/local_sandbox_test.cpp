@@ -133,8 +133,14 @@ TEST_F(LocalSandbox, TimeoutKillsTheProcessGroup) {
   for (const auto& p : fs::directory_iterator("/proc")) {
     std::ifstream cmd(p.path() / "cmdline", std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(cmd)), {});
-    EXPECT_NE(text, std::string("sleep\0" "4711\0", 11)) << p.path();
-    EXPECT_NE(text, std::string("sleep\0" "4712\0", 11)) << p.path();
+    EXPECT_NE(text, std::string("sleep\0"
+                                "4711\0",
+                                11))
+        << p.path();
+    EXPECT_NE(text, std::string("sleep\0"
+                                "4712\0",
+                                11))
+        << p.path();
   }
 }
 
