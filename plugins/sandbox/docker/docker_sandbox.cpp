@@ -3,6 +3,7 @@
 
 #include "container_spec.hpp"
 #include "output_encoding.hpp"
+#include "sandbox_setup.hpp"
 #include "tar_archive.hpp"
 #include "workspace_snapshot.hpp"
 
@@ -220,25 +221,11 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   record.plan = request;
   record.image = image;
   record.name = "r2r-" + owner_ + "-" + id;
-  if (request.workspace.empty()) {
-    record.workspace = state_dir() / ("workspace-" + id);
-    fs::create_directories(record.workspace);
-    record.own_workspace = true;
-  } else {
-    std::error_code ec;
-    record.workspace = fs::canonical(request.workspace, ec);
-    if (ec || !fs::is_directory(record.workspace)) {
-      throw sdk::invalid_argument("workspace '" + request.workspace + "' is not an existing directory");
-    }
-  }
-  if (request.gpu) {
-    for (const std::string& dev :
-         {request.gpu->host_kfd, request.gpu->host_render.empty()
-                                     ? "/dev/dri/renderD" + std::to_string(request.gpu->render_minor)
-                                     : request.gpu->host_render}) {
-      if (!fs::exists(dev)) throw sdk::unavailable("GPU device " + dev + " is not on this host");
-    }
-  }
+  // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
+  if (request.gpu) sandbox_common::require_gpu_devices(*request.gpu);
+  const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
+  record.workspace = workspace.path;
+  record.own_workspace = workspace.owned;
   try {
     record.container_id = start_container(id, record, image);
   } catch (...) {

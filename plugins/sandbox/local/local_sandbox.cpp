@@ -4,6 +4,7 @@
 #include "bwrap_args.hpp"
 #include "child_process.hpp"
 #include "output_encoding.hpp"
+#include "sandbox_setup.hpp"
 #include "workspace_snapshot.hpp"
 
 #include <r2r/sdk/error.hpp>
@@ -117,24 +118,11 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
-  if (request.workspace.empty()) {
-    record.workspace = state_dir() / ("workspace-" + id);
-    fs::create_directories(record.workspace);
-    record.own_workspace = true;
-  } else {
-    std::error_code ec;
-    record.workspace = fs::canonical(request.workspace, ec);
-    if (ec || !fs::is_directory(record.workspace)) {
-      throw sdk::invalid_argument("workspace '" + request.workspace + "' is not an existing directory");
-    }
-  }
-  if (request.gpu) {
-    const auto& g = *request.gpu;
-    for (const std::string& dev :
-         {g.host_kfd, g.host_render.empty() ? "/dev/dri/renderD" + std::to_string(g.render_minor) : g.host_render}) {
-      if (!fs::exists(dev)) throw sdk::unavailable("GPU device " + dev + " is not on this host");
-    }
-  }
+  // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
+  if (request.gpu) sandbox_common::require_gpu_devices(*request.gpu);
+  const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
+  record.workspace = workspace.path;
+  record.own_workspace = workspace.owned;
   if (!request.image.empty()) R2R_LOG(host_, debug, "local sandbox ignores image " << request.image);
   sb::create_response out;
   out.sandbox_id = id;
