@@ -44,8 +44,13 @@ struct run_context {
   // state (no action changed it since), and whether it passed. Absent means false.
   bool verifier_ran = false;
   bool verifier_passed = false;
+  // Set by the executor: the run's plan.json (null when the caller has none) and the image the
+  // sandbox runs now (empty when unknown).
+  nlohmann::json plan;
+  std::string image;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_context, mode, arch, turn, verifier_ran, verifier_passed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(run_context, mode, arch, turn, verifier_ran, verifier_passed, plan,
+                                                image)
 
 struct check_request {
   guard::action action;
