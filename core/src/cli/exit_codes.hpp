@@ -8,7 +8,7 @@ namespace r2r::cli {
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_error = 1;         // a failure while doing the work
 inline constexpr int exit_usage = 2;         // bad command line or invalid configuration
-inline constexpr int exit_not_verified = 3;  // reserved: verification ran and failed
-inline constexpr int exit_no_device = 4;     // reserved: no ROCm device to verify on
+inline constexpr int exit_not_verified = 3;  // run: verification ran and failed (mode 0: a README step failed)
+inline constexpr int exit_no_device = 4;     // run: no ROCm device to verify on
 
 }  // namespace r2r::cli

@@ -94,6 +94,20 @@ const std::vector<command>& commands() {
        "written. Exit 0 when every stage ran, 1 when one failed, 2 on usage or configuration errors.",
        {"arch", "rocm", "out", "pipeline"},
        &r2r::cli::run_port},
+      {"run",
+       "repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] [--commit REF] "
+       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--json]",
+       "Make SOURCE (URL or local git repository) run on ROCm and verify it: intake, plan, port (hipify,\n"
+       "hazard scan, hipcc build check), environment (the plan's image, built in the sandbox: Docker when an\n"
+       "engine answers, else bubblewrap), execute, verify, bundle, in --run-dir (default\n"
+       "runs/<repo>-<commit12>-<utc>; an existing one is resumed, completed stages are skipped). Mode 0 runs\n"
+       "the README's own commands in the sandbox with no agent, as the baseline. Live progress on a terminal,\n"
+       "JSON events on stdout otherwise (--json forces them); always RUN_DIR/events.jsonl. Pipeline: the\n"
+       "built-in configs/pipelines/run.json unless --pipeline. Exit 0 verified (mode 0: the README ran on a\n"
+       "ROCm device), 3 not verified (mode 0: a README step failed), 4 no ROCm device, 1 error (or a stage\n"
+       "not available in this build), 2 usage. See docs/run.md.",
+       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"},
+       &r2r::cli::run_run},
   };
   return list;
 }
@@ -103,7 +117,7 @@ void print_usage(std::ostream& out, const po::options_description& global) {
       << "usage: repo2rocm [global options] COMMAND [arguments]\n\ncommands:\n";
   for (const auto& c : commands()) out << "  " << c.synopsis << "\n";
   out << "\n"
-      << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error\n"
+      << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error, 3 not verified, 4 no ROCm device\n"
       << "`repo2rocm COMMAND --help` describes one command.\n";
 }
 
@@ -131,7 +145,10 @@ int main(int argc, char** argv) {
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
       "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)")(
-      "instance", po::value<std::string>(), "llm ping: the pipeline instance to use");
+      "instance", po::value<std::string>(), "llm ping: the pipeline instance to use")(
+      "mode", po::value<std::string>(), "run: 0 baseline, 1 functional (default), 2 functional + metrics")(
+      "gpu", po::value<std::string>(), "run: index of the AMD GPU to pin (default 0)")(
+      "run-dir", po::value<std::string>(), "run: run directory (an existing one is resumed)");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -188,7 +205,7 @@ int main(int argc, char** argv) {
     return r2r::cli::exit_ok;
   }
   for (const auto& opt : {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out",
-                          "base-image", "cache-dir", "state-dir"}) {
+                          "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -204,7 +221,7 @@ int main(int argc, char** argv) {
   if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
-  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir"}) {
+  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"}) {
     if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
   }
   if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();

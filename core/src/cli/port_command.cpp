@@ -4,7 +4,7 @@
 // The source is never written. OUT must be empty, absent, or the output of an earlier port.
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
-#include "port_chain.hpp"
+#include "port_job.hpp"
 #include "port_pipeline.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
@@ -55,40 +55,6 @@ bool inside(const fs::path& child, const fs::path& parent) {
   return true;
 }
 
-/// Copies source to tree (without .git); returns the regular files (relative, sorted) and the
-/// number of symbolic links copied but not converted.
-core::result<std::pair<std::vector<std::string>, std::size_t>> copy_tree(const fs::path& source, const fs::path& tree) {
-  std::vector<std::string> files;
-  std::size_t links = 0;
-  std::error_code ec;
-  fs::create_directories(tree, ec);
-  if (ec) return core::fail(core::phase::io, "cannot create " + tree.string() + ": " + ec.message());
-  for (auto it = fs::recursive_directory_iterator(source, fs::directory_options::none, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const fs::path rel = fs::relative(it->path(), source);
-    if (it->is_directory() && !it->is_symlink() && rel.filename() == ".git") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    const fs::path dest = tree / rel;
-    if (it->is_symlink()) {
-      fs::copy_symlink(it->path(), dest, ec);
-      ++links;
-    } else if (it->is_directory()) {
-      fs::create_directories(dest, ec);
-    } else if (it->is_regular_file()) {
-      fs::copy_file(it->path(), dest, fs::copy_options::overwrite_existing, ec);
-      files.push_back(rel.generic_string());
-    }
-    if (ec)
-      return core::fail(core::phase::io,
-                        "cannot copy " + it->path().string() + " to " + dest.string() + ": " + ec.message());
-  }
-  if (ec) return core::fail(core::phase::io, "cannot read " + source.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  return std::make_pair(std::move(files), links);
-}
-
 /// Makes OUT ready: absent or empty, or an earlier port's output (whose files are replaced).
 core::result<void> prepare_out(const fs::path& out) {
   std::error_code ec;
@@ -107,14 +73,6 @@ core::result<void> prepare_out(const fs::path& out) {
   }
   fs::create_directories(out, ec);
   if (ec) return core::fail(core::phase::io, "cannot create " + out.string() + ": " + ec.message());
-  return {};
-}
-
-core::result<void> write_file(const fs::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) return core::fail(core::phase::io, "cannot write " + path.string());
   return {};
 }
 
@@ -166,7 +124,6 @@ void print_summary(std::ostream& out, const json& report, const fs::path& source
 }  // namespace
 
 int run_port(const cli_context& ctx) {
-  const auto start = std::chrono::steady_clock::now();
   if (ctx.words.size() != 1) {
     return report_error(ctx, usage("usage: repo2rocm port SOURCE [--arch gfx90a,gfx942] [--rocm VERSION] [--out DIR]"),
                         exit_usage);
@@ -210,39 +167,26 @@ int run_port(const cli_context& ctx) {
     for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
     return report_error(ctx, core::error{core::phase::config, message}, exit_usage);
   }
-  const std::string pipeline_dir = ctx.pipeline.empty() ? std::string() : parsed.config->file.parent_path().string();
-  auto registry = core::plugin_registry::load(ctx.search_path(parsed.config->search_paths, pipeline_dir));
-  if (!registry) return report_error(ctx, registry.error(), exit_error);
-  auto session = core::pipeline_session::create(*parsed.config, *registry);
-  if (!session) {
-    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
+  auto opened = open_port_session(ctx, *parsed.config);
+  if (!opened) {
+    return report_error(ctx, opened.error(), opened.error().where == core::phase::config ? exit_usage : exit_error);
   }
 
   if (auto ready = prepare_out(out); !ready) {
     return report_error(ctx, ready.error(), ready.error().where == core::phase::usage ? exit_usage : exit_error);
   }
-  auto copied = copy_tree(source, out / "tree");
-  if (!copied) return report_error(ctx, copied.error(), exit_error);
-
-  port_inputs inputs;
-  inputs.source = source;
-  inputs.tree = out / "tree";
-  inputs.files = std::move(copied->first);
-  inputs.arch = *arch;
-  inputs.rocm = ctx.rocm;
-  auto outcome = run_port_chain(**session, inputs);
-  if (!outcome)
-    return report_error(ctx, outcome.error(), outcome.error().where == core::phase::config ? exit_usage : exit_error);
-
-  json report = std::move(outcome->report);
-  report["source"] = source.string();
-  report["out"] = out.string();
-  report["pipeline"] = parsed.config->file.string();
-  report["symlinks_not_converted"] = copied->second;
-  report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (auto w = write_file(out / "patch.diff", outcome->patch); !w) return report_error(ctx, w.error(), exit_error);
-  if (auto w = write_file(out / "convert.json", report.dump(2) + "\n"); !w)
-    return report_error(ctx, w.error(), exit_error);
+  port_job job;
+  job.source = source;
+  job.tree = out / "tree";
+  job.patch_file = out / "patch.diff";
+  job.report_file = out / "convert.json";
+  job.arch = *arch;
+  job.rocm = ctx.rocm;
+  job.pipeline_file = parsed.config->file.string();
+  auto ported = port_tree(*opened->session, job);
+  if (!ported)
+    return report_error(ctx, ported.error(), ported.error().where == core::phase::config ? exit_usage : exit_error);
+  const json& report = *ported;
 
   if (ctx.json) {
     json brief{{"ok", true},

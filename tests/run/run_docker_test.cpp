@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// Mode 0 of `repo2rocm run` against a real dockerd that this test starts under its temporary
+// directory (own data/exec roots and unix socket) and stops by PID. Real PyTorch images cannot be
+// pulled here, so the base image is a busybox rootfs whose `pip` and `python` are recording
+// stand-ins: the README's commands really run, in order, in a container of the environment image
+// the run built on that base. A second base without `python` shows a failing baseline step.
+// Skips, saying why, only when dockerd cannot start here.
+#include "run_fixture.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <thread>
+
+namespace {
+
+using nlohmann::json;
+using r2r::test::parse_events;
+using r2r::test::read_text;
+using r2r::test::run_process;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+class PrivateDockerd {
+ public:
+  explicit PrivateDockerd(const fs::path& dir) : dir_(dir), socket_((dir / "d.sock").string()) {
+    const auto r =
+        run_process("(dockerd --data-root '" + (dir_ / "data").string() + "' --exec-root '" + (dir_ / "x").string() +
+                    "' --pidfile '" + (dir_ / "dockerd.pid").string() + "' -H 'unix://" + socket_ +
+                    "' --storage-driver=overlay2 --iptables=false --ip6tables=false --bridge=none >'" +
+                    (dir_ / "dockerd.log").string() + "' 2>&1 & echo $!)");
+    pid_ = std::atoi(r.out.c_str());
+    for (int i = 0; i < 150 && pid_ > 0; ++i) {
+      if (docker("version --format '{{.Server.Version}}'").exit_code == 0) {
+        ready_ = true;
+        break;
+      }
+      if (kill(pid_, 0) != 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+  ~PrivateDockerd() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 100 && kill(pid_, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (kill(pid_, 0) == 0) kill(pid_, SIGKILL);
+  }
+  bool ready() const { return ready_; }
+  const std::string& socket() const { return socket_; }
+  std::string log() const { return read_text(dir_ / "dockerd.log"); }
+  r2r::test::process_result docker(const std::string& args) const {
+    return run_process("DOCKER_HOST='unix://" + socket_ + "' docker " + args);
+  }
+
+  /// Imports a busybox rootfs as `tag`; `tools` maps extra /bin names to shell-script bodies.
+  void import_base(const std::string& tag, const std::map<std::string, std::string>& tools) const {
+    const fs::path root = dir_ / ("rootfs-" + std::to_string(std::hash<std::string>{}(tag)));
+    for (const char* sub : {"bin", "tmp", "etc", "workspace"}) fs::create_directories(root / sub);
+    fs::copy_file("/bin/busybox", root / "bin" / "busybox");
+    for (const char* applet : {"sh", "echo", "cat", "ls", "mkdir", "sleep", "env", "rm", "true", "kill", "pwd"})
+      fs::create_symlink("busybox", root / "bin" / applet);
+    for (const auto& [name, body] : tools) {
+      std::ofstream(root / "bin" / name) << "#!/bin/sh\n" << body;
+      fs::permissions(root / "bin" / name, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                               fs::perms::others_read | fs::perms::others_exec);
+    }
+    const auto r = run_process("tar -C '" + root.string() + "' -c . | DOCKER_HOST='unix://" + socket_ +
+                               "' docker import -c 'ENV PATH=/bin' - " + tag);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+ private:
+  fs::path dir_;
+  std::string socket_;
+  int pid_ = -1;
+  bool ready_ = false;
+};
+
+class RunMode0 : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "dockerd needs root here; run the suite as root (CI does)";
+    if (run_process("command -v dockerd && command -v docker").exit_code != 0)
+      GTEST_SKIP() << "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
+    dockerd = std::make_unique<PrivateDockerd>(tmp.path());
+    if (!dockerd->ready()) GTEST_SKIP() << "dockerd could not start here:\n" << dockerd->log();
+  }
+  r2r::test::temp_dir tmp;
+  std::unique_ptr<PrivateDockerd> dockerd;
+};
+
+// The stand-ins append to a log in the workspace, so the host sees what ran, where, and in which order.
+const std::map<std::string, std::string> python_tools = {
+    {"pip", "echo \"pip $* (in $(pwd))\" >> /workspace/r2r-steps.log\n"},
+    {"python",
+     "echo \"python $* (PYTORCH_ROCM_ARCH=$PYTORCH_ROCM_ARCH)\" >> /workspace/r2r-steps.log\n"
+     "echo 'final loss: 0.0451'\n"},
+};
+
+TEST_F(RunMode0, RunsTheReadmeCommandsInOrderInTheBuiltImageAndEndsWithNoDevice) {
+  dockerd->import_base("local/r2r-run-base:py", python_tools);
+  const fs::path repo = tmp.path() / "fused-rmsnorm";
+  r2r::test::make_example_repo("fused-rmsnorm", repo);
+  const fs::path dir = tmp.path() / "mode0";
+  const auto r = run_process(r2r::test::run_command(tmp.path(),
+                                                    "'" + repo.string() +
+                                                        "' --mode 0 --arch gfx942 --json --base-image "
+                                                        "local/r2r-run-base:py --run-dir '" +
+                                                        dir.string() + "'",
+                                                    dockerd->socket()) +
+                             " 2>&1");
+  // No AMD GPU on this host: the README ran, and the baseline says nothing about ROCm: exit 4.
+  EXPECT_EQ(r.exit_code, 4) << r.out;
+  const auto events = parse_events(r.out);
+  ASSERT_FALSE(events.empty());
+  std::map<std::string, json> finished;
+  for (const auto& e : events) {
+    if (e["event"] == "stage_finished") finished[e["stage"]] = e;
+    EXPECT_NE(e.value("stage", ""), "port") << "mode 0 does not port";
+  }
+  EXPECT_EQ(finished["environment"]["status"], "ok") << finished["environment"].dump();
+  EXPECT_EQ(finished["environment"]["results"]["engine"], "docker");
+  EXPECT_EQ(finished["environment"]["results"]["base_image"], "local/r2r-run-base:py");
+  EXPECT_EQ(finished["execute"]["status"], "ok");
+  EXPECT_EQ(finished["execute"]["message"], "mode 0: all 3 steps ran");
+  EXPECT_EQ(events.back()["event"], "verdict");
+  EXPECT_EQ(events.back()["outcome"], "no_device");
+  EXPECT_THAT(events.back()["message"].get<std::string>(), HasSubstr("no ROCm device"));
+
+  // Unmodified, in README order, in the workspace, with the plan's environment from the image.
+  EXPECT_EQ(read_text(dir / "workspace" / "r2r-steps.log"),
+            "pip install -r requirements.txt (in /workspace)\n"
+            "pip install --no-build-isolation -e . (in /workspace)\n"
+            "python train.py --steps 200 --seed 0 (PYTORCH_ROCM_ARCH=gfx942)\n");
+  const std::string log = read_text(dir / "mode0" / "commands.log");
+  EXPECT_THAT(log, HasSubstr("$ python train.py --steps 200 --seed 0    # README.md:"));
+  EXPECT_THAT(log, HasSubstr("final loss: 0.0451"));
+  const json steps = json::parse(read_text(dir / "mode0" / "steps.json"));
+  EXPECT_EQ(steps["ran"], 3);
+  EXPECT_TRUE(steps["all_ran"].get<bool>());
+  // The source checkout is untouched; the sandbox and its image are gone.
+  EXPECT_FALSE(fs::exists(dir / "source" / "r2r-steps.log"));
+  EXPECT_EQ(dockerd->docker("ps -aq --filter label=org.repo2rocm.sandbox").out, "");
+  EXPECT_EQ(dockerd->docker("images -q --filter label=org.repo2rocm.sandbox").out, "");
+}
+
+TEST_F(RunMode0, AFailingReadmeStepIsTheBaselinesFindingExit3) {
+  dockerd->import_base("local/r2r-run-base:nopython", {{"pip", "echo \"pip $*\"\n"}});
+  const fs::path repo = tmp.path() / "fused-rmsnorm";
+  r2r::test::make_example_repo("fused-rmsnorm", repo);
+  const fs::path dir = tmp.path() / "fail";
+  const auto r = run_process(r2r::test::run_command(tmp.path(),
+                                                    "'" + repo.string() +
+                                                        "' --mode 0 --json --base-image local/r2r-run-base:nopython " +
+                                                        "--run-dir '" + dir.string() + "'",
+                                                    dockerd->socket()));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const auto events = parse_events(r.out);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["outcome"], "baseline_failed");
+  EXPECT_THAT(events.back()["message"].get<std::string>(),
+              HasSubstr("mode 0: step 3/3 failed: python train.py --steps 200 --seed 0 (exit 127"));
+  const json steps = json::parse(read_text(dir / "mode0" / "steps.json"));
+  EXPECT_EQ(steps["ran"], 2);
+  EXPECT_EQ(steps["failed"]["index"], 3);
+
+  // A missing base image is an actionable environment failure, never a pull.
+  const auto missing = run_process(r2r::test::run_command(
+      tmp.path(), "'" + repo.string() + "' --mode 0 --json --base-image local/not-here:1", dockerd->socket()));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.out, HasSubstr("images are never pulled"));
+}
+
+}  // namespace
