@@ -71,7 +71,8 @@ readme_commands extract_readme_commands(const std::filesystem::path& tree) {
       if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
         in_block = true;
         fence = t.substr(0, 3);
-        const std::string lang = lower(trim(t.substr(t.find_first_not_of(fence[0]))));
+        const auto info = t.find_first_not_of(fence[0]);
+        const std::string lang = info == std::string::npos ? std::string() : lower(trim(t.substr(info)));
         const std::string first = lang.substr(0, lang.find_first_of(" {"));
         runnable = shell_language(first);
         console = console_language(first);

@@ -52,7 +52,7 @@ struct sandbox_handle {
 };
 
 /// A run's end as the verify stage states it. status: verified, not_verified, no_device.
-struct verdict {
+struct run_verdict {
   std::string status;
   std::vector<std::string> failed_checks;  // for not_verified: each failed check, one line each
   std::string message;
@@ -66,16 +66,16 @@ struct run_context {
   const core::plugin_registry* registry = nullptr;  // loaded from the pipeline's search path
   run_progress* progress = nullptr;
 
-  std::filesystem::path run_dir;     // absolute; set by the intake stage when options.run_dir is empty
-  nlohmann::json intake;             // {source, url, commit, repo}
-  nlohmann::json fingerprint;        // fingerprint.json
-  nlohmann::json plan;               // plan.json
-  nlohmann::json convert;            // convert.json (modes 1 and 2)
-  core::gpu_discovery gpus;          // AMD GPUs of this host
-  std::optional<core::gpu_pin> gpu;  // the GPU the sandbox is pinned to; empty: no ROCm device
-  sandbox_handle sandbox;            // set by the environment stage
-  nlohmann::json baseline;           // mode 0: the outcome of the README's steps
-  std::optional<verdict> verdict;    // set by the verify stage (modes 1 and 2)
+  std::filesystem::path run_dir;       // absolute; set by the intake stage when options.run_dir is empty
+  nlohmann::json intake;               // {source, url, commit, repo}
+  nlohmann::json fingerprint;          // fingerprint.json
+  nlohmann::json plan;                 // plan.json
+  nlohmann::json convert;              // convert.json (modes 1 and 2)
+  core::gpu_discovery gpus;            // AMD GPUs of this host
+  std::optional<core::gpu_pin> gpu;    // the GPU the sandbox is pinned to; empty: no ROCm device
+  sandbox_handle sandbox;              // set by the environment stage
+  nlohmann::json baseline;             // mode 0: the outcome of the README's steps
+  std::optional<run_verdict> verdict;  // set by the verify stage (modes 1 and 2)
 
   std::filesystem::path source_dir() const { return run_dir / "source"; }
   std::filesystem::path workspace_dir() const { return run_dir / "workspace"; }

@@ -7,6 +7,7 @@
 
 #include <r2r/planning/intake.hpp>
 
+#include <cctype>
 #include <ctime>
 #include <fstream>
 #include <map>

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 
 namespace r2r::cli::run {
 namespace {
