@@ -108,8 +108,7 @@ json sandbox_create_request(const run_context& ctx) {
   if (ctx.sandbox.plugin_id != "r2r.sandbox.local") limits["memory_bytes"] = 16LL << 30;
   json request{{"workspace", ctx.workspace_dir().string()}, {"network", false}, {"limits", limits}};
   if (!ctx.sandbox.image.empty()) request["image"] = ctx.sandbox.image;
-  json env = json::object();
-  for (const auto& [k, v] : ctx.plan.value("env", json::object()).items()) env[k] = v;
+  const json env = ctx.plan.contains("env") && ctx.plan["env"].is_object() ? ctx.plan["env"] : json::object();
   if (ctx.gpu) {
     const auto& g = ctx.gpu->gpu;
     request["gpu"] = json{{"index", g.index},
