@@ -23,6 +23,9 @@ struct file_entry {
   json stages = json::object();
   json diagnostics = json::array();
   std::string diff;
+  // The hazards of the file's current text, from the last stage that scanned it; null when its
+  // text changed after the last scan (or it was never scanned). Passed on as files[].hazards.
+  json current_hazards;
 };
 
 struct chain_state {
@@ -40,6 +43,24 @@ void add_counts(json& into, const json& from) {
 }
 
 void merge_response(chain_state& state, const std::string& stage, const json& response) {
+  // A stage that reports hazards scanned every file it did not skip: its list (possibly empty) is
+  // the file's current one. Any other stage that changes a file makes the earlier list stale.
+  const json& hazards = response.value("hazards", json::array());
+  const bool scanner = !hazards.empty();
+  for (const auto& f : response.at("files")) {
+    const std::string path = f.at("path").get<std::string>();
+    const std::string status = f.at("status").get<std::string>();
+    auto& current = state.files[path].current_hazards;
+    if (scanner && (status == "converted" || status == "unchanged")) {
+      current = json::array();
+    } else if (status != "unchanged" && status != "skipped") {
+      current = nullptr;
+    }
+  }
+  for (const auto& h : hazards) {
+    const auto it = state.files.find(h.value("file", std::string()));
+    if (it != state.files.end() && it->second.current_hazards.is_array()) it->second.current_hazards.push_back(h);
+  }
   for (const auto& f : response.at("files")) {
     const std::string path = f.at("path").get<std::string>();
     auto& entry = state.files[path];
@@ -64,9 +85,14 @@ void merge_response(chain_state& state, const std::string& stage, const json& re
   }
 }
 
-json make_request(const port_inputs& in, std::size_t begin, std::size_t end) {
+json make_request(const chain_state& state, const port_inputs& in, std::size_t begin, std::size_t end) {
   json files = json::array();
-  for (std::size_t i = begin; i < end; ++i) files.push_back({{"path", in.files[i]}});
+  for (std::size_t i = begin; i < end; ++i) {
+    json file{{"path", in.files[i]}};
+    const auto it = state.files.find(in.files[i]);
+    if (it != state.files.end() && it->second.current_hazards.is_array()) file["hazards"] = it->second.current_hazards;
+    files.push_back(std::move(file));
+  }
   json target = json::object();
   if (!in.rocm.empty()) target["rocm"] = in.rocm;
   if (!in.arch.empty()) target["arch"] = in.arch;
@@ -86,7 +112,7 @@ core::result<void> run_member(chain_state& state, const port_inputs& in,
   const std::size_t batch = in.batch_size == 0 ? 1 : in.batch_size;
   for (std::size_t begin = 0; begin < in.files.size(); begin += batch) {
     const std::size_t end = std::min(in.files.size(), begin + batch);
-    auto response = member.instance->call("convert", make_request(in, begin, end));
+    auto response = member.instance->call("convert", make_request(state, in, begin, end));
     if (!response) {
       if (response.error().status == R2R_ERR_UNAVAILABLE) {
         // A converter whose tool is not installed here: say so, and let the rest of the chain run.

@@ -14,6 +14,8 @@
 #include <r2r/sdk/kinds/llm.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <regex>
 
 namespace r2r::plugins::converter {
@@ -90,6 +92,14 @@ void from_json(const nlohmann::json& j, agentic_converter::config& c) {
   c.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
   c.max_log_bytes = j.value("max_log_bytes", d.max_log_bytes);
   c.max_file_bytes = j.value("max_file_bytes", d.max_file_bytes);
+  if (const auto n = j.find("numerics"); n != j.end()) {
+    if (!n->is_object()) throw sdk::invalid_argument("numerics must be a JSON object");
+    c.numerics.enabled = n->value("enabled", d.numerics.enabled);
+    c.numerics.nvcc = n->value("nvcc", d.numerics.nvcc);
+    c.numerics.search_dirs = n->value("search_dirs", d.numerics.search_dirs);
+    c.numerics.spec_suffix = n->value("spec_suffix", d.numerics.spec_suffix);
+    c.numerics.timeout_seconds = n->value("timeout_seconds", d.numerics.timeout_seconds);
+  }
 }
 
 agentic_converter::agentic_converter(const config& cfg, const sdk::host& host)
@@ -119,12 +129,18 @@ hipcc_toolchain& agentic_converter::toolchain() {
   return *toolchain_;
 }
 
+const numerics::device_tools& agentic_converter::devices() {
+  if (!devices_) devices_ = numerics::probe_devices(config_.numerics.nvcc, config_.hipcc, config_.numerics.search_dirs);
+  return *devices_;
+}
+
 sdk::converter::convert_response agentic_converter::convert(const sdk::converter::convert_request& request,
                                                             sdk::call_context& ctx) {
   const std::vector<std::string> archs = request.target.arch.empty() ? config_.default_arch : request.target.arch;
   const auto cancelled = [&ctx] { return ctx.cancelled(); };
   convert::scratch_dir scratch("r2r-agentic");
   budget spent;
+  std::string llm_budget_spent;  // set once the llm instance refuses a call for its budget
   std::vector<hazard> remaining;
   std::vector<sdk::converter::build_result> builds;
   int unit_index = 0;
@@ -173,15 +189,86 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
     return {};
   };
 
+  // The numerical gate for `path` when a harness spec is beside its original (base_root) or its
+  // input (root); nullopt when there is none or the gate is disabled. A bad spec is an error
+  // diagnostic, not a verdict.
+  const auto run_numerics = [&](const std::string& path, const std::string& candidate,
+                                convert::conversion& result) -> std::optional<numerics::gate_result> {
+    if (!config_.numerics.enabled) return std::nullopt;
+    const fs::path rel(path);
+    const fs::path spec_rel = rel.parent_path() / (rel.stem().string() + config_.numerics.spec_suffix);
+    std::optional<fs::path> spec_path;
+    for (const auto& dir : {request.base_root, request.root}) {
+      std::error_code ec;
+      if (!dir.empty() && fs::is_regular_file(fs::path(dir) / spec_rel, ec)) {
+        spec_path = fs::path(dir) / spec_rel;
+        break;
+      }
+    }
+    if (!spec_path) return std::nullopt;
+    numerics::gate_input in;
+    in.original_name = rel.filename().string();
+    if (!request.base_root.empty()) {
+      in.original_text = convert::read_base(request.base_root, path, config_.max_file_bytes).value_or("");
+    }
+    in.rewritten_name = in.original_name;
+    in.rewritten_text = candidate;
+    in.archs = archs;
+    if (!request.root.empty()) in.include_dirs.push_back((fs::path(request.root) / rel.parent_path()).string());
+    try {
+      std::ifstream spec_in(*spec_path, std::ios::binary);
+      in.spec = nlohmann::json::parse(spec_in);
+      const fs::path dir = scratch.path() / ("numerics" + std::to_string(unit_index++));
+      fs::create_directories(dir);
+      return numerics::run_gate(in, devices(), dir, std::chrono::seconds(config_.numerics.timeout_seconds), cancelled);
+    } catch (const std::exception& e) {
+      if (ctx.cancelled()) throw sdk::cancelled();
+      result.diagnostics.push_back(make_diag(path, 1, "error", "numerics-spec",
+                                             "the numerical gate could not run: " + std::string(e.what()),
+                                             "fix " + spec_path->string()));
+      return std::nullopt;
+    }
+  };
+
+  std::map<std::string, const std::vector<hazard>*> passed;  // files[].hazards of the request
+  for (const auto& f : request.files)
+    if (f.hazards) passed[f.path] = &*f.hazards;
+
+  // The file's hazards: those the request passed when they fit the text, else a scan here.
+  const auto hazards_of = [&](const convert::loaded_input& input, convert::conversion& result, bool& failed) {
+    failed = false;
+    const auto it = passed.find(input.path);
+    if (it != passed.end()) {
+      const auto lines = static_cast<std::int64_t>(agentic::split_lines(input.text).size());
+      std::string misfit;
+      for (const auto& h : *it->second) {
+        if (h.file != input.path) misfit = "a hazard names file '" + h.file + "'";
+        if (h.line < 1 || h.line > lines) misfit = "hazard line " + std::to_string(h.line) + " is past the end";
+      }
+      if (misfit.empty()) {
+        result.stats["hazards_from_request"] += static_cast<std::int64_t>(it->second->size());
+        return *it->second;
+      }
+      result.diagnostics.push_back(
+          make_diag(input.path, 1, "warning", "hazards-stale",
+                    "the hazards passed with the file do not fit its text (" + misfit + "), so it was scanned again",
+                    "run the hazard scan right before this stage"));
+    }
+    const auto scan = scan_hazards(input.path, input.text);
+    failed = scan.failed;
+    result.stats["hazards_scanned"] += static_cast<std::int64_t>(scan.hazards.size());
+    return scan.hazards;
+  };
+
   const auto transform = [&](const convert::loaded_input& input, convert::file_kind what) {
     convert::conversion result;
     result.text = input.text;
     if (what != convert::file_kind::source) return result;
-    const auto scan = scan_hazards(input.path, input.text);
+    bool scan_failed = false;
     std::vector<hazard> hazards;
-    for (const auto& h : scan.hazards)
+    for (const auto& h : hazards_of(input, result, scan_failed))
       if (severity_rank(h.severity) >= min_rank_) hazards.push_back(h);
-    if (scan.failed || hazards.empty()) {
+    if (scan_failed || hazards.empty()) {
       remaining.insert(remaining.end(), hazards.begin(), hazards.end());
       return result;
     }
@@ -199,6 +286,10 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
                std::to_string(*config_.max_total_tokens);
         break;
       }
+      if (!llm_budget_spent.empty()) {
+        stop = llm_budget_spent;
+        break;
+      }
       if (config_.max_cost_usd && spent.cost >= *config_.max_cost_usd) {
         stop = "cost budget spent: $" + std::to_string(spent.cost) + " of max_cost_usd $" +
                std::to_string(*config_.max_cost_usd);
@@ -209,6 +300,15 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
         answer = ctx.call_service(config_.llm_service, "complete", llm_request).get<sdk::llm::complete_response>();
       } catch (const sdk::error& e) {
         if (e.status() == R2R_ERR_UNAVAILABLE || e.status() == R2R_ERR_CANCELLED) throw;
+        // The llm instance's own caps (its error reaches us wrapped by the host's call chain).
+        const std::string message = e.what();
+        if (const auto at = message.find("budget_exceeded: "); at != std::string::npos) {
+          // No later file of this request gets a call either.
+          llm_budget_spent = "the llm instance '" + config_.llm_service + "' refused the call, its budget is spent (" +
+                             message.substr(at) + "); raise its `limits` to continue";
+          stop = llm_budget_spent;
+          break;
+        }
         stop = std::string("the llm call failed: ") + e.what();
         break;
       }
@@ -244,6 +344,14 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
           problem = log;
         }
       }
+      std::optional<numerics::gate_result> gate;
+      if (kind.empty()) {
+        gate = run_numerics(input.path, candidate, result);
+        if (gate && gate->verdict == "fail") {
+          kind = "numerical mismatch";
+          problem = gate->summary();
+        }
+      }
       if (!kind.empty()) {
         stop = kind + ": " + truncate(problem, 400);
         llm_request.messages.push_back(text_message("user", agentic::feedback_message(kind, problem)));
@@ -263,6 +371,14 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
                                                    std::to_string(e.range.last) +
                                                    " rewritten by the llm; fixes: " + fixes,
                                                "review the diff; numerics unchecked: no ROCm device"));
+      }
+      if (gate) {
+        result.stats[gate->verdict == "pass" ? "numerics_pass" : "numerics_unchecked"] += 1;
+        result.diagnostics.push_back(
+            make_diag(input.path, parsed.edits.front().range.first, gate->verdict == "pass" ? "note" : "warning",
+                      "numerics", gate->summary(),
+                      gate->verdict == "pass" ? "outputs match the CUDA original on the harness inputs"
+                                              : "run the gate where an NVIDIA GPU and a ROCm device are present"));
       }
       if (!degradation.empty()) {
         result.stats["degradations"] += 1;

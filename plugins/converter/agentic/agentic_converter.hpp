@@ -6,6 +6,11 @@
 // target (the build check's toolchain) and feeds parse problems, refusals and compiler errors back,
 // until a rewrite compiles for every target or the budget is spent: max_attempts per file, and
 // max_total_tokens / max_cost_usd over the request (the llm instance's own caps also stop it).
+// Hazards come from the request (files[].hazards, put there by an earlier hazard scan of the
+// chain); a file without them, or whose hazards do not fit its text, is scanned here.
+// A file with a harness spec beside it (`numerics.spec_suffix`) goes through the numerical gate
+// once it compiles: a numerical mismatch is fed back like a compile error; an unchecked side (no
+// NVIDIA GPU for the CUDA original, no ROCm device for the rewrite) is reported, never a pass.
 // An accepted rewrite is in the file's diff, with one note per edit naming the hazards it fixes,
 // and one build result per target saying "compiled for gfxN, numerics unchecked: no ROCm device".
 // A file left unchanged says why (error diagnostic, category tool). Files without hazards pass
@@ -15,6 +20,7 @@
 #pragma once
 
 #include "hipcc_toolchain.hpp"
+#include "numerics_gate.hpp"
 
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/converter.hpp>
@@ -48,6 +54,14 @@ class agentic_converter {
     int timeout_seconds = 300;
     std::size_t max_log_bytes = 4096;
     std::size_t max_file_bytes = std::size_t{8} << 20;
+    /// The numerical gate (numerics_gate.hpp) for files with a harness spec beside them.
+    struct numerics_config {
+      bool enabled = true;
+      std::string nvcc = "nvcc";
+      std::vector<std::string> search_dirs{"/usr/local/cuda/bin", "/opt/rocm/bin"};
+      std::string spec_suffix = ".harness.json";  // spec of dir/name.cu is dir/name.harness.json
+      int timeout_seconds = 300;
+    } numerics;
   };
 
   /// Throws sdk::invalid_argument for a bad severity, arch or budget.
@@ -59,11 +73,13 @@ class agentic_converter {
 
  private:
   hipcc_toolchain& toolchain();
+  const numerics::device_tools& devices();
 
   config config_;
   int min_rank_;
   sdk::host host_;
   std::optional<hipcc_toolchain> toolchain_;
+  std::optional<numerics::device_tools> devices_;  // probed on first use
 };
 
 void from_json(const nlohmann::json& j, agentic_converter::config& c);

@@ -24,19 +24,41 @@
 
 namespace r2r::sdk::converter {
 
+/// Device code that a rename does not fix. `affects` lists "cdna" (wave64) and/or "rdna" (wave32).
+struct hazard {
+  std::string file;
+  std::int64_t line = 0;
+  std::int64_t column = 0;
+  std::string severity = "warning";  // "error" (will not compile or is wrong) | "warning" | "note"
+  std::string rule;                  // stable id, e.g. "wave32-mask"
+  std::string message;               // what was found (with the code excerpt)
+  std::string why;                   // why it breaks on AMD GPUs
+  std::string fix;                   // what to change
+  std::vector<std::string> affects;
+  std::string excerpt;  // the source line, trimmed
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(hazard, file, line, column, severity, rule, message, why, fix, affects,
+                                                excerpt)
+
 /// One input file. `path` is relative (forward slashes, no "..", not absolute). When `text` is
 /// absent the plugin reads root/path itself (so binary or invalid UTF-8 files can be reported).
+/// `hazards`, when present, are the hazards an earlier stage of the chain found in the file's
+/// current text (possibly none); absent means nobody scanned this text, and a converter that needs
+/// hazards scans it itself.
 struct input_file {
   std::string path;
   std::optional<std::string> text;
+  std::optional<std::vector<hazard>> hazards;
 };
 inline void from_json(const nlohmann::json& j, input_file& f) {
   f.path = j.at("path").get<std::string>();
   if (auto it = j.find("text"); it != j.end() && !it->is_null()) f.text = it->get<std::string>();
+  if (auto it = j.find("hazards"); it != j.end() && !it->is_null()) f.hazards = it->get<std::vector<hazard>>();
 }
 inline void to_json(nlohmann::json& j, const input_file& f) {
   j = nlohmann::json{{"path", f.path}};
   if (f.text) j["text"] = *f.text;
+  if (f.hazards) j["hazards"] = *f.hazards;
 }
 
 /// What the code is ported to. `rocm` is "MAJOR.MINOR[.PATCH]"; empty means "newest known".
@@ -107,22 +129,6 @@ inline void from_json(const nlohmann::json& j, file_result& f) {
   f.stats = j.value("stats", std::map<std::string, std::int64_t>{});
   f.diagnostics = j.value("diagnostics", std::vector<diagnostic>{});
 }
-
-/// Device code that a rename does not fix. `affects` lists "cdna" (wave64) and/or "rdna" (wave32).
-struct hazard {
-  std::string file;
-  std::int64_t line = 0;
-  std::int64_t column = 0;
-  std::string severity = "warning";  // "error" (will not compile or is wrong) | "warning" | "note"
-  std::string rule;                  // stable id, e.g. "wave32-mask"
-  std::string message;               // what was found (with the code excerpt)
-  std::string why;                   // why it breaks on AMD GPUs
-  std::string fix;                   // what to change
-  std::vector<std::string> affects;
-  std::string excerpt;  // the source line, trimmed
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(hazard, file, line, column, severity, rule, message, why, fix, affects,
-                                                excerpt)
 
 /// One translation unit compiled for one gfx target. `status`: "passed", "failed",
 /// "not_checkable_here" (the local toolchain cannot compile for the target) or
