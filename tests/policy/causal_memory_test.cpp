@@ -25,10 +25,10 @@ const json install_timm{{"type", "install"}, {"manager", "pip"}, {"packages", {"
 const json pin_timm{{"type", "run"}, {"command", "pip install timm==0.9.16"}};
 const json rebuild{{"type", "build_kernel"}, {"command", "PYTORCH_ROCM_ARCH=gfx942 pip install -e ."}};
 
-provenance from(std::string run, std::string arch = "gfx942", std::chrono::system_clock::time_point at =
-                                                                     std::chrono::system_clock::now()) {
-  return provenance{std::move(run), "https://github.com/x/y", std::string(40, 'a'), "rocm/pytorch:latest",
-                    std::move(arch), at};
+provenance from(std::string run, std::string arch = "gfx942",
+                std::chrono::system_clock::time_point at = std::chrono::system_clock::now()) {
+  return provenance{std::move(run),        "https://github.com/x/y", std::string(40, 'a'),
+                    "rocm/pytorch:latest", std::move(arch),          at};
 }
 
 class CausalMemory : public ::testing::Test {
@@ -47,9 +47,11 @@ class CausalMemory : public ::testing::Test {
 };
 
 TEST(SignatureSimilarity, TokenJaccard) {
-  EXPECT_EQ(signature_tokens("missing_python_module:PIL"), (std::vector<std::string>{"missing", "module", "pil", "python"}));
-  EXPECT_DOUBLE_EQ(jaccard(signature_tokens("missing_python_module:timm"), signature_tokens("missing_python_module:cv2")),
-                   3.0 / 5.0);
+  EXPECT_EQ(signature_tokens("missing_python_module:PIL"),
+            (std::vector<std::string>{"missing", "module", "pil", "python"}));
+  EXPECT_DOUBLE_EQ(
+      jaccard(signature_tokens("missing_python_module:timm"), signature_tokens("missing_python_module:cv2")),
+      3.0 / 5.0);
   EXPECT_DOUBLE_EQ(jaccard(signature_tokens("gpu_hang"), signature_tokens("ninja_missing")), 0.0);
 }
 

@@ -21,26 +21,28 @@ using r2r::sdk::llm::content_block;
 using ::testing::HasSubstr;
 
 json recorded(json content, std::string stop_reason, int input_tokens, double cost) {
-  return json{{"id", "msg_policy"},
-              {"model", "claude-sonnet-4-5"},
-              {"provider", "anthropic"},
-              {"content", std::move(content)},
-              {"stop_reason", std::move(stop_reason)},
-              {"provider_stop_reason", "tool_use"},
-              {"usage",
-               {{"input_tokens", input_tokens}, {"output_tokens", 60}, {"cache_read_tokens", 100}, {"cache_write_tokens", 0}}},
-              {"latency_ms", 800},
-              {"attempts", 1},
-              {"cost_usd", cost}};
+  return json{
+      {"id", "msg_policy"},
+      {"model", "claude-sonnet-4-5"},
+      {"provider", "anthropic"},
+      {"content", std::move(content)},
+      {"stop_reason", std::move(stop_reason)},
+      {"provider_stop_reason", "tool_use"},
+      {"usage",
+       {{"input_tokens", input_tokens}, {"output_tokens", 60}, {"cache_read_tokens", 100}, {"cache_write_tokens", 0}}},
+      {"latency_ms", 800},
+      {"attempts", 1},
+      {"cost_usd", cost}};
 }
 
 r2r::sdk::policy::propose_request failed_workload() {
   r2r::sdk::policy::propose_request r;
   r.turn = 2;
   r.plan = json{{"arch", "gfx942"},
-                {"install_steps",
-                 json::array({{{"id", "pip-requirements"}, {"kind", "pip"}, {"command", "pip install -r requirements.txt"},
-                               {"reason", "requirements.txt"}}})},
+                {"install_steps", json::array({{{"id", "pip-requirements"},
+                                                {"kind", "pip"},
+                                                {"command", "pip install -r requirements.txt"},
+                                                {"reason", "requirements.txt"}}})},
                 {"workload", {{"command", "python train.py --epochs 1"}, {"kind", "train"}}}};
   r2r::sdk::policy::turn_record t0;
   t0.turn = 0;
@@ -97,11 +99,12 @@ class LlmPolicyReplay : public ::testing::Test {
 TEST_F(LlmPolicyReplay, AToolCallBecomesTheProposedActionWithUsage) {
   const auto request = failed_workload();
   const auto llm_request = build_request(request, knowledge_base::builtin(), prompt_options{});
-  const json answer = recorded(
-      json::array({{{"type", "text"}, {"text", "timm is missing; install it."}},
-                   {{"type", "tool_call"}, {"id", "toolu_01"}, {"name", "install"},
-                    {"arguments", {{"manager", "pip"}, {"packages", {"timm"}}}}}}),
-      "tool_use", 5200, 0.021);
+  const json answer = recorded(json::array({{{"type", "text"}, {"text", "timm is missing; install it."}},
+                                            {{"type", "tool_call"},
+                                             {"id", "toolu_01"},
+                                             {"name", "install"},
+                                             {"arguments", {{"manager", "pip"}, {"packages", {"timm"}}}}}}),
+                               "tool_use", 5200, 0.021);
   const json r = propose(request, json::array({{{"request", llm_request}, {"response", answer}}}), json::object());
   EXPECT_EQ(r.at("action"), (json{{"type", "install"}, {"manager", "pip"}, {"packages", {"timm"}}}));
   EXPECT_EQ(r.at("rationale"), "timm is missing; install it.");
@@ -113,17 +116,19 @@ TEST_F(LlmPolicyReplay, AToolCallBecomesTheProposedActionWithUsage) {
 TEST_F(LlmPolicyReplay, MalformedRepliesGetFeedbackThenTheTurnGivesUp) {
   const auto request = failed_workload();
   auto first = build_request(request, knowledge_base::builtin(), prompt_options{});
-  const json prose = recorded(json::array({{{"type", "text"}, {"text", "I would install timm."}}}), "end_turn", 5000, 0.02);
+  const json prose =
+      recorded(json::array({{{"type", "text"}, {"text", "I would install timm."}}}), "end_turn", 5000, 0.02);
   const json bad_call = recorded(
-      json::array({{{"type", "tool_call"}, {"id", "toolu_02"}, {"name", "install"}, {"arguments", {{"manager", "pip"}}}}}),
+      json::array(
+          {{{"type", "tool_call"}, {"id", "toolu_02"}, {"name", "install"}, {"arguments", {{"manager", "pip"}}}}}),
       "tool_use", 5100, 0.02);
   auto second = first;
   const auto prose_reply = prose.get<r2r::sdk::llm::complete_response>();
   second.messages.push_back(assistant_message(prose_reply));
   second.messages.push_back(feedback_message(prose_reply, "the reply has no tool call"));
-  const json r = propose(request,
-                         json::array({{{"request", first}, {"response", prose}}, {{"request", second}, {"response", bad_call}}}),
-                         json{{"max_invalid_replies", 2}});
+  const json r = propose(
+      request, json::array({{{"request", first}, {"response", prose}}, {{"request", second}, {"response", bad_call}}}),
+      json{{"max_invalid_replies", 2}});
   ASSERT_EQ(r.at("action").at("type"), "give_up") << r.dump(2);
   EXPECT_EQ(r.at("action").at("reason"),
             "the model gave no usable action in 2 replies; last problem: install needs the argument 'packages'");
@@ -145,10 +150,11 @@ TEST_F(LlmPolicyReplay, TrimmedContextIsWhatTheModelSees) {
   opts.keep_last_turns = 3;
   const auto llm_request = build_request(request, knowledge_base::builtin(), opts);
   EXPECT_LE(estimate_tokens(llm_request), 8000);
-  const json answer = recorded(
-      json::array({{{"type", "tool_call"}, {"id", "toolu_03"}, {"name", "give_up"},
-                    {"arguments", {{"reason", "timm keeps failing to import"}}}}}),
-      "tool_use", 7000, 0.03);
+  const json answer = recorded(json::array({{{"type", "tool_call"},
+                                             {"id", "toolu_03"},
+                                             {"name", "give_up"},
+                                             {"arguments", {{"reason", "timm keeps failing to import"}}}}}),
+                               "tool_use", 7000, 0.03);
   const json r = propose(request, json::array({{{"request", llm_request}, {"response", answer}}}),
                          json{{"context_budget_tokens", 8000}, {"keep_last_turns", 3}});
   EXPECT_EQ(r.at("action"), (json{{"type", "give_up"}, {"reason", "timm keeps failing to import"}}));

@@ -34,7 +34,9 @@ class statement {
   statement& operator=(const statement&) = delete;
   bool ok() const noexcept { return rc_ == SQLITE_OK; }
   sqlite3_stmt* get() const noexcept { return stmt_; }
-  void bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void bind(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
   void bind(int i, std::int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   std::string text(int col) const {
     const auto* p = sqlite3_column_text(stmt_, col);
@@ -162,7 +164,8 @@ result<causal_memory> causal_memory::open(const std::string& path) {
                     "); upgrade repo2rocm or use another memory file",
                 {}, path);
   }
-  if (auto r = exec(db.get(), "PRAGMA journal_mode=WAL", path, "switching to WAL"); !r) return tl::unexpected(r.error());
+  if (auto r = exec(db.get(), "PRAGMA journal_mode=WAL", path, "switching to WAL"); !r)
+    return tl::unexpected(r.error());
   if (auto r = exec(db.get(), "BEGIN IMMEDIATE", path, "starting the migration"); !r) return tl::unexpected(r.error());
   // Another process may have migrated between the check above and the lock.
   auto locked_version = pragma_int(db.get(), "PRAGMA user_version", path);
@@ -193,13 +196,14 @@ result<void> causal_memory::record(const std::string& signature, const nlohmann:
                                    outcome result_of_fix, const provenance& from) {
   if (signature.empty()) return fail(phase::usage, "causal memory: record needs a non-empty error signature");
   if (!fix_action.is_object() || !fix_action.contains("type") || !fix_action.at("type").is_string()) {
-    return fail(phase::usage, "causal memory: the fix must be an action object with a string \"type\", found " +
-                                  fix_action.dump());
+    return fail(phase::usage,
+                "causal memory: the fix must be an action object with a string \"type\", found " + fix_action.dump());
   }
   statement s(db_.get(),
               "INSERT INTO fixes (signature, fix_action, outcome, run_id, repository, commit_sha, image, arch, "
               "recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-  if (!s.ok()) return fail(phase::io, "causal memory: preparing the insert failed: " + message_of(db_.get()), {}, path_);
+  if (!s.ok())
+    return fail(phase::io, "causal memory: preparing the insert failed: " + message_of(db_.get()), {}, path_);
   s.bind(1, signature);
   s.bind(2, fix_action.dump());
   s.bind(3, std::string(to_string(result_of_fix)));
@@ -223,7 +227,8 @@ result<std::vector<sdk::policy::hint>> causal_memory::hints(const std::string& s
   std::map<std::string, double> similar;  // signature -> similarity
   {
     statement s(db_.get(), "SELECT DISTINCT signature FROM fixes");
-    if (!s.ok()) return fail(phase::io, "causal memory: reading signatures failed: " + message_of(db_.get()), {}, path_);
+    if (!s.ok())
+      return fail(phase::io, "causal memory: reading signatures failed: " + message_of(db_.get()), {}, path_);
     int rc;
     while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
       const std::string sig = s.text(0);
@@ -272,8 +277,8 @@ result<std::vector<sdk::policy::hint>> causal_memory::hints(const std::string& s
         g.w_fixed += w;
         if (at >= g.last_fixed) {
           g.last_fixed = at;
-          g.provenance = "run " + s.text(5) + ", " + s.text(6) + "@" + s.text(7) + ", image " + s.text(3) +
-                         ", arch " + s.text(2) + ", " + iso_date(at);
+          g.provenance = "run " + s.text(5) + ", " + s.text(6) + "@" + s.text(7) + ", image " + s.text(3) + ", arch " +
+                         s.text(2) + ", " + iso_date(at);
         }
       } else if (outcome == "made_worse") {
         ++g.worse;
@@ -308,7 +313,8 @@ result<std::vector<sdk::policy::hint>> causal_memory::hints(const std::string& s
     char sim[16];
     std::snprintf(sim, sizeof sim, "%.2f", g.similarity);
     h.text = "remembered fix for " + g.signature +
-             (g.signature == signature ? std::string(" (same signature)") : " (similar signature, " + std::string(sim) + ")") +
+             (g.signature == signature ? std::string(" (same signature)")
+                                       : " (similar signature, " + std::string(sim) + ")") +
              ": fixed it " + std::to_string(g.fixed) + " of " + std::to_string(g.n) + " times" +
              (g.worse > 0 ? ", made it worse " + std::to_string(g.worse) + " times" : std::string()) +
              "; advice only, guards judge the action";

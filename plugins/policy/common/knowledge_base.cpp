@@ -54,7 +54,8 @@ struct reader {
     std::vector<std::string> out;
     const auto it = j.find(key);
     if (it == j.end()) return out;
-    if (!it->is_array()) bad(pointer + "/" + key, std::string("expected an array of strings, found ") + it->type_name());
+    if (!it->is_array())
+      bad(pointer + "/" + key, std::string("expected an array of strings, found ") + it->type_name());
     for (std::size_t i = 0; i < it->size(); ++i) {
       if (!(*it)[i].is_string()) bad(pointer + "/" + key + "/" + std::to_string(i), "expected a string");
       out.push_back((*it)[i].get<std::string>());
@@ -175,8 +176,8 @@ std::string excerpt(std::string_view line) {
 }  // namespace
 
 void to_json(nlohmann::json& j, const match& m) {
-  j = nlohmann::json{{"class", m.class_id}, {"title", m.title},   {"severity", m.severity}, {"signature", m.signature},
-                     {"advice", m.advice},  {"vars", m.vars},     {"line", m.line},         {"excerpt", m.excerpt}};
+  j = nlohmann::json{{"class", m.class_id}, {"title", m.title}, {"severity", m.severity}, {"signature", m.signature},
+                     {"advice", m.advice},  {"vars", m.vars},   {"line", m.line},         {"excerpt", m.excerpt}};
 }
 
 void from_json(const nlohmann::json& j, match& m) {
@@ -199,9 +200,10 @@ const knowledge_base& knowledge_base::builtin() {
 knowledge_base knowledge_base::from_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw std::invalid_argument("knowledge file '" + path +
-                                "' cannot be read; give an existing errors.json (format: "
-                                "configs/schema/errors.schema.json) or leave knowledge_file unset for the built-in one");
+    throw std::invalid_argument(
+        "knowledge file '" + path +
+        "' cannot be read; give an existing errors.json (format: "
+        "configs/schema/errors.schema.json) or leave knowledge_file unset for the built-in one");
   }
   std::stringstream text;
   text << in.rdbuf();

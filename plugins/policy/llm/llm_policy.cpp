@@ -42,9 +42,10 @@ llm_policy::llm_policy(const config& cfg, const sdk::host& host) : config_(cfg),
                                 std::to_string(cfg.max_invalid_replies));
   }
   if (cfg.prompt.context_budget_tokens < 1000) {
-    throw sdk::invalid_argument("context_budget_tokens must be at least 1000 (the rules and tools alone need that), "
-                                "found " +
-                                std::to_string(cfg.prompt.context_budget_tokens));
+    throw sdk::invalid_argument(
+        "context_budget_tokens must be at least 1000 (the rules and tools alone need that), "
+        "found " +
+        std::to_string(cfg.prompt.context_budget_tokens));
   }
   try {
     if (!cfg.knowledge_file.empty()) own_kb_ = knowledge_base::from_file(cfg.knowledge_file);

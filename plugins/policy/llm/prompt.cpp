@@ -90,9 +90,8 @@ std::string knowledge_note(const turn_record& t, const knowledge_base& kb, const
   std::string out;
   for (const auto& m : kb.classify(t.stdout_text + "\n" + t.stderr_text)) {
     if (m.severity == "info") continue;
-    const variables ctx{{"arch", arch},
-                        {"command", t.action.value("command", std::string())},
-                        {"action_type", t.action_type()}};
+    const variables ctx{
+        {"arch", arch}, {"command", t.action.value("command", std::string())}, {"action_type", t.action_type()}};
     out += "- " + m.class_id + " (" + m.title + ", line " + std::to_string(m.line) + ": " + first_line(m.excerpt) +
            "): " + kb.advice(m, ctx) + "\n";
     for (const auto& f : kb.fixes(m, ctx)) {
@@ -190,7 +189,8 @@ rendered_history render(const sdk::policy::propose_request& r, const knowledge_b
   for (std::size_t i = 0; i < n; ++i) {
     const auto& t = r.history[i];
     if (t.failed() && t.decision != "deny") sigs[i] = signature_of(t, kb);
-    summary_lines[i] = "\n- turn " + std::to_string(t.turn) + ": " + action_line(t.action) + " -> " + outcome_line(t, sigs[i]);
+    summary_lines[i] =
+        "\n- turn " + std::to_string(t.turn) + ": " + action_line(t.action) + " -> " + outcome_line(t, sigs[i]);
   }
   const auto build = [&](std::size_t dropped, std::size_t obs_chars) {
     std::vector<message> msgs;
@@ -205,8 +205,10 @@ rendered_history render(const sdk::policy::propose_request& r, const knowledge_b
     msgs.push_back(std::move(first));
     for (std::size_t i = dropped; i < n; ++i) {
       const auto& t = r.history[i];
-      msgs.push_back({"assistant", {content_block::make_tool_call(call_id(t), t.action_type(), tool_arguments(t.action))}});
-      msgs.push_back({"user", {content_block::make_tool_result(call_id(t), result_text(t, sigs[i], obs_chars), t.failed())}});
+      msgs.push_back(
+          {"assistant", {content_block::make_tool_call(call_id(t), t.action_type(), tool_arguments(t.action))}});
+      msgs.push_back(
+          {"user", {content_block::make_tool_result(call_id(t), result_text(t, sigs[i], obs_chars), t.failed())}});
     }
     msgs.back().content.push_back(content_block::make_text(closing));
     return msgs;
@@ -230,8 +232,11 @@ rendered_history render(const sdk::policy::propose_request& r, const knowledge_b
     while (dropped < n - must_keep && over > 0) {
       const auto& t = r.history[dropped];
       sdk::llm::complete_request one;
-      one.messages = {{"assistant", {content_block::make_tool_call(call_id(t), t.action_type(), tool_arguments(t.action))}},
-                      {"user", {content_block::make_tool_result(call_id(t), result_text(t, sigs[dropped], out.observation_chars), t.failed())}}};
+      one.messages = {
+          {"assistant", {content_block::make_tool_call(call_id(t), t.action_type(), tool_arguments(t.action))}},
+          {"user",
+           {content_block::make_tool_result(call_id(t), result_text(t, sigs[dropped], out.observation_chars),
+                                            t.failed())}}};
       over -= estimate_tokens(one) - text_tokens(summary_lines[dropped]);
       ++dropped;
     }

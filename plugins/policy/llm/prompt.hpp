@@ -38,9 +38,9 @@ std::string plan_message(const nlohmann::json& plan);
 
 struct rendered_history {
   std::vector<sdk::llm::message> messages;
-  std::size_t dropped_turns = 0;         // summarised instead of shown
-  std::size_t observation_chars = 0;     // per-stream limit finally used
-  std::int64_t estimated_tokens = 0;     // of the whole request (system and tools included)
+  std::size_t dropped_turns = 0;      // summarised instead of shown
+  std::size_t observation_chars = 0;  // per-stream limit finally used
+  std::int64_t estimated_tokens = 0;  // of the whole request (system and tools included)
 };
 
 /// The messages of the request for `request` within opts.context_budget_tokens (see above).

@@ -28,8 +28,7 @@ std::vector<sdk::llm::tool> build() {
   return {
       make("run", "Run a shell command in the sandbox (workspace is the working directory).",
            {{"command", text_param("the shell command")}}, {"command"}),
-      make("read_file", "Read a file of the workspace.", {{"path", text_param("path inside the workspace")}},
-           {"path"}),
+      make("read_file", "Read a file of the workspace.", {{"path", text_param("path inside the workspace")}}, {"path"}),
       make("write_file", "Write a whole file of the workspace.",
            {{"path", text_param("path inside the workspace")},
             {"content", json{{"type", "string"}, {"description", "the new content"}}}},
@@ -49,8 +48,7 @@ std::vector<sdk::llm::tool> build() {
       make("checkpoint", "Save the sandbox state under a label.", {{"label", text_param("checkpoint label")}},
            {"label"}),
       make("rollback", "Restore a checkpoint.", {{"to", text_param("checkpoint label")}}, {"to"}),
-      make("claim_success",
-           "Claim success after the workload ran to completion; only the verifier can confirm it.",
+      make("claim_success", "Claim success after the workload ran to completion; only the verifier can confirm it.",
            {{"reason", text_param("what ran and how it ended")}}, {"reason"}),
       make("give_up", "Stop: the port cannot proceed.", {{"reason", text_param("the precise reason")}}, {"reason"}),
   };
@@ -77,14 +75,16 @@ std::string check_arguments(const std::string& tool, const nlohmann::json& argum
     if (!props.contains(key)) return tool + " has no argument '" + key + "'";
   }
   for (const auto& name : t->parameters.at("required")) {
-    if (!arguments.contains(name.get<std::string>())) return tool + " needs the argument '" + name.get<std::string>() + "'";
+    if (!arguments.contains(name.get<std::string>()))
+      return tool + " needs the argument '" + name.get<std::string>() + "'";
   }
   for (const auto& [key, value] : arguments.items()) {
     const auto& p = props.at(key);
     const std::string type = p.at("type").get<std::string>();
     if (type == "string") {
       if (!value.is_string()) return tool + "." + key + " must be a string";
-      if (p.value("minLength", 0) > 0 && value.get<std::string>().empty()) return tool + "." + key + " must not be empty";
+      if (p.value("minLength", 0) > 0 && value.get<std::string>().empty())
+        return tool + "." + key + " must not be empty";
       if (p.contains("enum")) {
         const auto& allowed = p.at("enum");
         if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
@@ -112,10 +112,12 @@ parsed_reply parse_reply(const sdk::llm::complete_response& reply) {
                               (reply.stop_reason == "max_tokens" ? std::string(" (it was cut at max_tokens)") : "")};
   }
   if (calls.size() > 1) {
-    return {std::nullopt, "the reply has " + std::to_string(calls.size()) + " tool calls; exactly one is allowed per turn"};
+    return {std::nullopt,
+            "the reply has " + std::to_string(calls.size()) + " tool calls; exactly one is allowed per turn"};
   }
   const auto& call = *calls.front();
-  if (std::string problem = check_arguments(call.name, call.arguments); !problem.empty()) return {std::nullopt, problem};
+  if (std::string problem = check_arguments(call.name, call.arguments); !problem.empty())
+    return {std::nullopt, problem};
   nlohmann::json action = call.arguments;
   action["type"] = call.name;
   return {std::move(action), {}};

@@ -112,14 +112,15 @@ proposal playbook_policy::propose(const sdk::policy::propose_request& request) {
 
   if (p.gave_up) return give_up("the run already gave up at an earlier turn", p);
   if (p.claimed) {
-    return make(nlohmann::json{{"type", "claim_success"},
-                               {"reason", "the workload exited 0 and claim_success was accepted"}},
-                "claim already accepted", p);
+    return make(
+        nlohmann::json{{"type", "claim_success"}, {"reason", "the workload exited 0 and claim_success was accepted"}},
+        "claim already accepted", p);
   }
   if (!p.claim_denied.empty()) {
-    return give_up("workload_completed_awaiting_verifier: the workload `" + steps.back().action.at("command").get<std::string>() +
-                       "` exited 0 at turn " + std::to_string(p.workload_turn) + "; claim_success was denied by " +
-                       p.claim_denied + "; the verdict belongs to the verifier stage",
+    return give_up("workload_completed_awaiting_verifier: the workload `" +
+                       steps.back().action.at("command").get<std::string>() + "` exited 0 at turn " +
+                       std::to_string(p.workload_turn) + "; claim_success was denied by " + p.claim_denied +
+                       "; the verdict belongs to the verifier stage",
                    p);
   }
   if (p.workload_turn >= 0) {
@@ -163,13 +164,14 @@ proposal playbook_policy::propose(const sdk::policy::propose_request& request) {
     }
     for (const auto& c : candidates) {
       if (tried(p.attempts, f.signature, c.action)) continue;
-      return make(c.action, where + " " + (f.after_success ? "succeeded with a warning " : "failed with ") +
-                                f.signature + "; " + c.why,
-                  p);
+      return make(
+          c.action,
+          where + " " + (f.after_success ? "succeeded with a warning " : "failed with ") + f.signature + "; " + c.why,
+          p);
     }
     if (!f.after_success) {
-      std::string reason = where + " failed with signature " + f.signature + "; fixes tried: " +
-                           attempts_text(p, f.step) + "; no other known fix applies";
+      std::string reason = where + " failed with signature " + f.signature +
+                           "; fixes tried: " + attempts_text(p, f.step) + "; no other known fix applies";
       if (!f.matches.empty()) {
         reason += "; advice (" + f.matches.front().class_id + "): " + kb_->advice(f.matches.front(), ctx.vars);
       } else {

@@ -12,8 +12,8 @@ constexpr std::size_t tail_lines = 6;
 constexpr std::size_t tail_bytes = 800;
 
 std::string tail_of(const turn_record& t) {
-  const std::string& text = t.stderr_text.find_first_not_of(" \t\r\n") != std::string::npos ? t.stderr_text
-                                                                                                : t.stdout_text;
+  const std::string& text =
+      t.stderr_text.find_first_not_of(" \t\r\n") != std::string::npos ? t.stderr_text : t.stdout_text;
   std::vector<std::string> lines;
   std::size_t end = text.size();
   while (end > 0 && lines.size() < tail_lines) {
@@ -36,7 +36,8 @@ bool succeeded(const turn_record& t) {
 }
 
 std::string outcome_of(const turn_record& t) {
-  if (t.decision == "deny") return "denied by " + (t.guard.empty() ? std::string("a guard") : t.guard) + ": " + t.reason;
+  if (t.decision == "deny")
+    return "denied by " + (t.guard.empty() ? std::string("a guard") : t.guard) + ": " + t.reason;
   if (!t.observed) return "no observation";
   if (t.timed_out) return "timed out";
   if (t.exit_code != 0) return "failed (exit " + std::to_string(t.exit_code) + ")";
@@ -102,21 +103,24 @@ void to_json(nlohmann::json& j, const progress& p) {
   for (const auto& [step, n] : p.failed_runs) failed[std::to_string(step)] = n;
   nlohmann::json attempts = nlohmann::json::array();
   for (const auto& a : p.attempts) {
-    attempts.push_back({{"turn", a.turn},
-                        {"step", a.step},
-                        {"signature", a.signature},
-                        {"action", a.action},
-                        {"outcome", a.outcome}});
+    attempts.push_back(
+        {{"turn", a.turn}, {"step", a.step}, {"signature", a.signature}, {"action", a.action}, {"outcome", a.outcome}});
   }
-  j = nlohmann::json{{"through_turn", p.through_turn}, {"step", p.step},
-                     {"failed_runs", failed},          {"attempts", attempts},
-                     {"workload_turn", p.workload_turn}, {"claim_denied", p.claim_denied},
-                     {"claimed", p.claimed},           {"gave_up", p.gave_up}};
+  j = nlohmann::json{{"through_turn", p.through_turn},
+                     {"step", p.step},
+                     {"failed_runs", failed},
+                     {"attempts", attempts},
+                     {"workload_turn", p.workload_turn},
+                     {"claim_denied", p.claim_denied},
+                     {"claimed", p.claimed},
+                     {"gave_up", p.gave_up}};
   if (p.open) {
     const failure& f = *p.open;
-    j["open"] = {{"step", f.step},           {"after_success", f.after_success}, {"turn", f.turn},
-                 {"exit_code", f.exit_code}, {"timed_out", f.timed_out},         {"signature", f.signature},
-                 {"matches", f.matches},     {"tail", f.tail},                   {"denied", f.denied}};
+    j["open"] = {{"step", f.step},           {"after_success", f.after_success},
+                 {"turn", f.turn},           {"exit_code", f.exit_code},
+                 {"timed_out", f.timed_out}, {"signature", f.signature},
+                 {"matches", f.matches},     {"tail", f.tail},
+                 {"denied", f.denied}};
   }
 }
 
@@ -189,8 +193,8 @@ progress fold(progress p, const std::vector<turn_record>& history, const fold_co
       // A knowledge-base fix of the open failure, a step (re)run, or else a fix from a hint.
       const failure open = *p.open;
       const auto candidates = knowledge_fixes(open, ctx);
-      const auto known = std::find_if(candidates.begin(), candidates.end(),
-                                      [&](const fix& f) { return f.action == t.action; });
+      const auto known =
+          std::find_if(candidates.begin(), candidates.end(), [&](const fix& f) { return f.action == t.action; });
       const auto as_step = step_of(t.action, steps);
       if (known == candidates.end() && as_step) {
         on_step_run(p, *as_step, t, ctx);

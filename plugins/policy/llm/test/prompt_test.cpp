@@ -35,10 +35,11 @@ turn_record turn(std::int64_t n, json action, int exit_code, std::string err) {
 propose_request request_with(std::vector<turn_record> history) {
   propose_request r;
   r.turn = history.empty() ? 0 : history.back().turn + 1;
-  r.plan = json{{"arch", "gfx942"},
-                {"install_steps", json::array({{{"id", "pip"}, {"kind", "pip"}, {"command", "pip install -r r.txt"}}})},
-                {"workload", {{"command", "python train.py"}, {"kind", "train"}}},
-                {"hazards", json::array({{{"kind", "flash_attn"}, {"severity", "warning"}, {"detail", "uses flash-attn"}}})}};
+  r.plan = json{
+      {"arch", "gfx942"},
+      {"install_steps", json::array({{{"id", "pip"}, {"kind", "pip"}, {"command", "pip install -r r.txt"}}})},
+      {"workload", {{"command", "python train.py"}, {"kind", "train"}}},
+      {"hazards", json::array({{{"kind", "flash_attn"}, {"severity", "warning"}, {"detail", "uses flash-attn"}}})}};
   r.history = std::move(history);
   r.context.arch = "gfx942";
   r.context.image = "rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.7.1";
@@ -58,27 +59,31 @@ TEST(LlmTools, OneToolPerActionTypeWithStrictSchemas) {
 }
 
 TEST(LlmTools, AToolCallBecomesTheAction) {
-  const auto p = parse_reply(reply({content_block::make_text("timm is missing"),
-                                    content_block::make_tool_call("c1", "install", {{"manager", "pip"}, {"packages", {"timm"}}})}));
+  const auto p = parse_reply(
+      reply({content_block::make_text("timm is missing"),
+             content_block::make_tool_call("c1", "install", {{"manager", "pip"}, {"packages", {"timm"}}})}));
   ASSERT_TRUE(p.action) << p.problem;
   EXPECT_EQ(*p.action, (json{{"type", "install"}, {"manager", "pip"}, {"packages", {"timm"}}}));
 }
 
 TEST(LlmTools, UnusableRepliesSayWhatIsWrong) {
-  EXPECT_EQ(parse_reply(reply({content_block::make_text("I would install timm")})).problem, "the reply has no tool call");
+  EXPECT_EQ(parse_reply(reply({content_block::make_text("I would install timm")})).problem,
+            "the reply has no tool call");
   EXPECT_EQ(parse_reply(reply({content_block::make_tool_call("a", "run", {{"command", "ls"}}),
                                content_block::make_tool_call("b", "run", {{"command", "pwd"}})}))
                 .problem,
             "the reply has 2 tool calls; exactly one is allowed per turn");
   EXPECT_EQ(parse_reply(reply({content_block::make_tool_call("a", "install", {{"manager", "pip"}})})).problem,
             "install needs the argument 'packages'");
-  EXPECT_EQ(parse_reply(reply({content_block::make_tool_call("a", "install", {{"manager", "brew"}, {"packages", {"x"}}})}))
-                .problem,
-            "install.manager must be one of [\"pip\",\"apt\",\"conda\",\"uv\"], found \"brew\"");
+  EXPECT_EQ(
+      parse_reply(reply({content_block::make_tool_call("a", "install", {{"manager", "brew"}, {"packages", {"x"}}})}))
+          .problem,
+      "install.manager must be one of [\"pip\",\"apt\",\"conda\",\"uv\"], found \"brew\"");
   EXPECT_EQ(parse_reply(reply({content_block::make_tool_call("a", "give_up", {{"reason", ""}})})).problem,
             "give_up.reason must not be empty");
-  EXPECT_EQ(parse_reply(reply({content_block::make_tool_call("a", "run", {{"command", "ls"}, {"sudo", true}})})).problem,
-            "run has no argument 'sudo'");
+  EXPECT_EQ(
+      parse_reply(reply({content_block::make_tool_call("a", "run", {{"command", "ls"}, {"sudo", true}})})).problem,
+      "run has no argument 'sudo'");
   EXPECT_THAT(parse_reply(reply({content_block::make_tool_call("a", "shell", {{"command", "ls"}})})).problem,
               HasSubstr("unknown tool 'shell'; the tools are run, read_file"));
 }
@@ -86,8 +91,8 @@ TEST(LlmTools, UnusableRepliesSayWhatIsWrong) {
 TEST(LlmPrompt, SystemPromptStatesTheRulesAndTheKnowledge) {
   const std::string s = system_prompt(request_with({}), knowledge_base::builtin());
   for (const char* rule : {"never fall back to the CPU", "No stubs", "Never install NVIDIA wheels", "SDPA",
-                           "Never set HSA_OVERRIDE_GFX_VERSION", "Success is decided only by the verifier",
-                           "on gfx942", "missing_code_object", "nvidia_wheel_installed"}) {
+                           "Never set HSA_OVERRIDE_GFX_VERSION", "Success is decided only by the verifier", "on gfx942",
+                           "missing_code_object", "nvidia_wheel_installed"}) {
     EXPECT_THAT(s, HasSubstr(rule));
   }
 }
@@ -96,7 +101,8 @@ TEST(LlmPrompt, HistoryIsRenderedAsToolCallsAndResultsWithHints) {
   auto r = request_with({turn(0, {{"type", "run"}, {"command", "pip install -r r.txt"}}, 0, ""),
                          turn(1, {{"type", "run_workload"}, {"command", "python train.py"}}, 1,
                               "ModuleNotFoundError: No module named 'timm'")});
-  r.hints = {{"memory", "fixed it 2 of 2 times", json{{"type", "install"}, {"manager", "pip"}, {"packages", {"timm"}}}, "run r1"}};
+  r.hints = {{"memory", "fixed it 2 of 2 times", json{{"type", "install"}, {"manager", "pip"}, {"packages", {"timm"}}},
+              "run r1"}};
   const auto out = render(r, knowledge_base::builtin(), prompt_options{});
   ASSERT_EQ(out.messages.size(), 5u);
   EXPECT_THAT(out.messages[0].content[0].text, HasSubstr("\"command\": \"python train.py\""));
@@ -128,7 +134,9 @@ TEST(LlmPrompt, LongHistoryIsTrimmedToTheBudgetKeepingPlanAndLastTurns) {
   EXPECT_LE(out.dropped_turns, 56u);
   EXPECT_THAT(out.messages[0].content[0].text, HasSubstr("The plan of this run"));
   EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("Earlier turns (summarised"));
-  EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("- turn 0: run step 0 -> exit 0"));
+  EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("(9 older turns omitted)\n- turn 9: run step 9 -> exit 1\n"))
+      << "at most 40 summary lines, the newest ones";
+  EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("- turn 55: run step 55 -> exit 1"));
   EXPECT_EQ(out.messages.back().content[0].tool_call_id, "turn-59");
   EXPECT_EQ(out.messages[out.messages.size() - 8].content[0].id, "turn-56") << "the last 4 turns are kept";
   const auto req = build_request(r, knowledge_base::builtin(), opts);

@@ -122,17 +122,18 @@ TEST(KnowledgeBase, MissingCodeObjectRebuildsForTheArchAndNeverOverridesTheGfxVe
 
 TEST(KnowledgeBase, MissingModuleMapsImportNamesToDistributions) {
   const auto& kb = knowledge_base::builtin();
-  const std::map<std::string, std::string> cases{
-      {"cv2", "opencv-python"}, {"sklearn", "scikit-learn"}, {"yaml", "pyyaml"}, {"PIL", "pillow"},
-      {"timm", "timm"},         {"einops.layers", "einops"}};
+  const std::map<std::string, std::string> cases{{"cv2", "opencv-python"}, {"sklearn", "scikit-learn"},
+                                                 {"yaml", "pyyaml"},       {"PIL", "pillow"},
+                                                 {"timm", "timm"},         {"einops.layers", "einops"}};
   for (const auto& [module, package] : cases) {
-    const auto m = kb.classify("Traceback (most recent call last):\nModuleNotFoundError: No module named '" + module +
-                               "'\n");
+    const auto m =
+        kb.classify("Traceback (most recent call last):\nModuleNotFoundError: No module named '" + module + "'\n");
     ASSERT_FALSE(m.empty()) << module;
     EXPECT_EQ(m[0].signature, "missing_python_module:" + module);
     const auto fixes = kb.fixes(m[0], {{"arch", "gfx942"}});
     ASSERT_EQ(fixes.size(), 1u) << module;
-    EXPECT_EQ(fixes[0].action, (nlohmann::json{{"type", "install"}, {"manager", "pip"}, {"packages", {package}}})) << module;
+    EXPECT_EQ(fixes[0].action, (nlohmann::json{{"type", "install"}, {"manager", "pip"}, {"packages", {package}}}))
+        << module;
   }
 }
 
@@ -212,8 +213,9 @@ TEST(KnowledgeBase, OutOfMemoryRetriesTheStepWithoutScalingDown) {
   const auto fixes = kb.fixes(m.at(0), {{"command", "python train.py"}, {"action_type", "run_workload"}});
   ASSERT_EQ(fixes.size(), 1u);
   EXPECT_TRUE(fixes[0].retries_step);
-  EXPECT_EQ(fixes[0].action, (nlohmann::json{{"type", "run_workload"},
-                                             {"command", "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True python train.py"}}));
+  EXPECT_EQ(fixes[0].action,
+            (nlohmann::json{{"type", "run_workload"},
+                            {"command", "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True python train.py"}}));
 }
 
 TEST(KnowledgeBase, BadFilesAreRejectedWithThePointer) {
@@ -222,8 +224,13 @@ TEST(KnowledgeBase, BadFilesAreRejectedWithThePointer) {
   const auto classes = [](nlohmann::json c) {
     return nlohmann::json{{"format", "r2r.knowledge.errors/1"}, {"classes", nlohmann::json::array({c})}};
   };
-  nlohmann::json good{{"id", "x"},       {"title", "t"},     {"severity", "error"}, {"patterns", {"a("}},
-                      {"signature", "x"}, {"advice", "do"}, {"fixes", nlohmann::json::array()}};
+  nlohmann::json good{{"id", "x"},
+                      {"title", "t"},
+                      {"severity", "error"},
+                      {"patterns", {"a("}},
+                      {"signature", "x"},
+                      {"advice", "do"},
+                      {"fixes", nlohmann::json::array()}};
   try {
     knowledge_base::parse(classes(good), imports, cuda, "my-errors.json");
     FAIL() << "an invalid regex was accepted";

@@ -16,12 +16,14 @@ using r2r::sdk::policy::turn_record;
 using ::testing::HasSubstr;
 
 json plan(bool kernels = false) {
-  json steps = json::array(
-      {{{"id", "image-constraints"}, {"kind", "constraints"}, {"command", "pip freeze > /opt/r2r/c.txt"}, {"reason", "r"}},
-       {{"id", "pip-requirements"},
-        {"kind", "pip"},
-        {"command", "pip install -c /opt/r2r/c.txt -r requirements.txt"},
-        {"reason", "r"}}});
+  json steps = json::array({{{"id", "image-constraints"},
+                             {"kind", "constraints"},
+                             {"command", "pip freeze > /opt/r2r/c.txt"},
+                             {"reason", "r"}},
+                            {{"id", "pip-requirements"},
+                             {"kind", "pip"},
+                             {"command", "pip install -c /opt/r2r/c.txt -r requirements.txt"},
+                             {"reason", "r"}}});
   json builds = json::array();
   if (kernels) {
     steps.push_back({{"id", "build-repository-extensions"},
@@ -106,8 +108,8 @@ TEST_F(Playbook, StepsInOrderThenFixRetryWorkloadAndClaim) {
   const auto claim = propose(h);
   EXPECT_EQ(claim.action.at("type"), "claim_success");
   EXPECT_THAT(reason(claim), HasSubstr("exited 0 at turn 4"));
-  h.push_back(denied(5, claim.action, "success_claim", "claim_success before the verifier ran",
-                     "run the verifier stage"));
+  h.push_back(
+      denied(5, claim.action, "success_claim", "claim_success before the verifier ran", "run the verifier stage"));
   const auto done = propose(h);
   EXPECT_EQ(done.action.at("type"), "give_up");
   EXPECT_THAT(reason(done), ::testing::StartsWith("workload_completed_awaiting_verifier: "));
@@ -156,9 +158,8 @@ TEST_F(Playbook, UnclassifiedFailureGivesUpWithTheLastOutput) {
 }
 
 TEST_F(Playbook, AFixThatDidNotHelpIsNeverRepeatedForTheSameSignature) {
-  std::vector<turn_record> h{turn(0, constraints, 0),      turn(1, requirements, 0),
-                             turn(2, workload, 1, timm_missing), turn(3, install_timm, 0),
-                             turn(4, workload, 1, timm_missing)};
+  std::vector<turn_record> h{turn(0, constraints, 0), turn(1, requirements, 0), turn(2, workload, 1, timm_missing),
+                             turn(3, install_timm, 0), turn(4, workload, 1, timm_missing)};
   const auto p = propose(h);
   ASSERT_EQ(p.action.at("type"), "give_up");
   EXPECT_THAT(reason(p), HasSubstr("fixes tried: install (pip) timm for missing_python_module:timm -> ok"));
@@ -173,10 +174,10 @@ TEST_F(Playbook, AFixThatDidNotHelpIsNeverRepeatedForTheSameSignature) {
 
 TEST_F(Playbook, MemoryHintIsTriedAfterTheKnowledgeFixesAndOnlyOnce) {
   const json hint_fix{{"type", "run"}, {"command", "pip install timm==0.9.16"}};
-  std::vector<r2r::sdk::policy::hint> hints{{"memory", "fixed missing_python_module:timm 3 of 3 times", hint_fix, "run r1"}};
-  std::vector<turn_record> h{turn(0, constraints, 0),      turn(1, requirements, 0),
-                             turn(2, workload, 1, timm_missing), turn(3, install_timm, 0),
-                             turn(4, workload, 1, timm_missing)};
+  std::vector<r2r::sdk::policy::hint> hints{
+      {"memory", "fixed missing_python_module:timm 3 of 3 times", hint_fix, "run r1"}};
+  std::vector<turn_record> h{turn(0, constraints, 0), turn(1, requirements, 0), turn(2, workload, 1, timm_missing),
+                             turn(3, install_timm, 0), turn(4, workload, 1, timm_missing)};
   EXPECT_EQ(propose(h, plan(), hints).action, hint_fix);
   h.push_back(turn(5, hint_fix, 0));
   EXPECT_EQ(propose(h, plan(), hints).action, workload);
@@ -189,10 +190,11 @@ TEST_F(Playbook, MissingCodeObjectRebuildsThePlansKernelsForTheArch) {
   std::vector<turn_record> h{turn(0, constraints, 0), turn(1, requirements, 0), turn(2, build, 0),
                              turn(3, workload, 1, "RuntimeError: HIP error: invalid device function\n")};
   const auto p = propose(h, plan(true));
-  EXPECT_EQ(p.action, (json{{"type", "build_kernel"},
-                            {"command",
-                             "export PYTORCH_ROCM_ARCH=gfx942 GPU_ARCHS=gfx942 HIPCC_COMPILE_FLAGS_APPEND=--offload-arch="
-                             "gfx942 && pip install --no-build-isolation -e ."}}));
+  EXPECT_EQ(p.action,
+            (json{{"type", "build_kernel"},
+                  {"command",
+                   "export PYTORCH_ROCM_ARCH=gfx942 GPU_ARCHS=gfx942 HIPCC_COMPILE_FLAGS_APPEND=--offload-arch="
+                   "gfx942 && pip install --no-build-isolation -e ."}}));
   EXPECT_THAT(p.action.dump(), ::testing::Not(HasSubstr("HSA_OVERRIDE_GFX_VERSION")));
   h.push_back(turn(4, p.action, 0));
   EXPECT_EQ(propose(h, plan(true)).action, workload);
@@ -215,8 +217,9 @@ TEST_F(Playbook, DegradingFixesOnlyWhenAllowedAndRetryBudgetIsKept) {
   policy_.reset();
   const auto p = propose(h);
   EXPECT_EQ(p.action, (json{{"type", "run"},
-                            {"command", "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE pip install -c /opt/r2r/c.txt -r "
-                                        "requirements.txt"}}));
+                            {"command",
+                             "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE pip install -c /opt/r2r/c.txt -r "
+                             "requirements.txt"}}));
   EXPECT_THAT(p.rationale, HasSubstr("degradation D2"));
   h.push_back(turn(2, p.action, 0));
   EXPECT_EQ(propose(h).action, workload) << "a retries_step fix that succeeds completes the step";
@@ -234,7 +237,7 @@ TEST_F(Playbook, DegradingFixesOnlyWhenAllowedAndRetryBudgetIsKept) {
 }
 
 TEST_F(Playbook, StateIsRecomputedFromTheHistoryAndCarriesTrimmedTurns) {
-  const std::vector<turn_record> full{turn(0, constraints, 0),      turn(1, requirements, 0),
+  const std::vector<turn_record> full{turn(0, constraints, 0), turn(1, requirements, 0),
                                       turn(2, workload, 1, timm_missing), turn(3, install_timm, 0),
                                       turn(4, workload, 1, timm_missing)};
   for (std::size_t n = 1; n <= full.size(); ++n) {
