@@ -136,7 +136,10 @@ TEST(LlmPrompt, LongHistoryIsTrimmedToTheBudgetKeepingPlanAndLastTurns) {
   EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("Earlier turns (summarised"));
   EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("(9 older turns omitted)\n- turn 9: run step 9 -> exit 1\n"))
       << "at most 40 summary lines, the newest ones";
-  EXPECT_THAT(out.messages[0].content[1].text, HasSubstr("- turn 55: run step 55 -> exit 1"));
+  const std::size_t d = out.dropped_turns;
+  EXPECT_THAT(out.messages[0].content[1].text,
+              HasSubstr("- turn " + std::to_string(d - 1) + ": run step " + std::to_string(d - 1) + " -> exit"));
+  EXPECT_EQ(out.messages[1].content[0].id, "turn-" + std::to_string(d)) << "the turns after the summary are whole";
   EXPECT_EQ(out.messages.back().content[0].tool_call_id, "turn-59");
   EXPECT_EQ(out.messages[out.messages.size() - 8].content[0].id, "turn-56") << "the last 4 turns are kept";
   const auto req = build_request(r, knowledge_base::builtin(), opts);
