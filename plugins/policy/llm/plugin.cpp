@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: MIT
+// Registration only; the policy is in llm_policy.cpp.
+#include "llm_policy.hpp"
+#include "r2r_plugin_info.hpp"
+
+#include <r2r/sdk/plugin.hpp>
+
+R2R_PLUGIN_MAIN(r2r::plugins::policy::llm_policy)
