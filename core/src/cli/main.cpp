@@ -94,6 +94,23 @@ const std::vector<command>& commands() {
        "written. Exit 0 when every stage ran, 1 when one failed, 2 on usage or configuration errors.",
        {"arch", "rocm", "out", "pipeline"},
        &r2r::cli::run_port},
+      {"execute",
+       "repo2rocm execute --plan PLAN.json --pipeline FILE --run-dir DIR [--workspace SRC] [--max-turns N] "
+       "[--max-seconds S] [--mode 0|1|2] [--arch GFX] [--json]",
+       "Run the guarded executor alone: the pipeline's policy proposes one action per turn, every guard\n"
+       "stage checks it, the sandbox stage runs it, and each turn is appended to DIR/trajectory.jsonl\n"
+       "(DIR/commands.log lists the commands). --workspace copies a directory into DIR/workspace first.\n"
+       "Exit 0 when the success claim was allowed, 1 for any other outcome (gave_up, cap_reached, stuck,\n"
+       "error), 2 for usage or configuration errors. See docs/executor.md.",
+       {"plan", "pipeline", "run-dir", "workspace", "max-turns", "max-seconds", "mode", "arch"},
+       &r2r::cli::run_execute},
+      {"resume",
+       "repo2rocm resume RUN_DIR [--json]",
+       "Continue a run that stopped (crash, kill, power loss) from RUN_DIR/trajectory.jsonl and the last\n"
+       "workspace snapshot, with the pipeline recorded in RUN_DIR/run.json. A torn last line is discarded\n"
+       "and reported. Exit codes as for `execute`.",
+       {},
+       &r2r::cli::run_resume},
   };
   return list;
 }
@@ -131,7 +148,13 @@ int main(int argc, char** argv) {
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
       "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)")(
-      "instance", po::value<std::string>(), "llm ping: the pipeline instance to use");
+      "instance", po::value<std::string>(), "llm ping: the pipeline instance to use")("plan", po::value<std::string>(),
+                                                                                      "execute: plan.json of the run")(
+      "run-dir", po::value<std::string>(), "execute: run directory (created; must be new or empty)")(
+      "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
+      "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
+      "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)")(
+      "mode", po::value<std::string>(), "execute: 0, 1 or 2 (docs ARCHITECTURE: modes)");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -187,8 +210,9 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out",
-                          "base-image", "cache-dir", "state-dir"}) {
+  for (const auto& opt :
+       {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out", "base-image", "cache-dir",
+        "state-dir", "plan", "run-dir", "workspace", "max-turns", "max-seconds", "mode"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -204,7 +228,8 @@ int main(int argc, char** argv) {
   if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
-  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir"}) {
+  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "plan", "run-dir",
+                          "workspace", "max-turns", "max-seconds", "mode"}) {
     if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
   }
   if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();
