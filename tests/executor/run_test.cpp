@@ -296,17 +296,26 @@ TEST_F(ExecutorRun, ResumeDiscardsATornLastLineAndContinues) {
   const json script = json::array(
       {json{{"type", "run"}, {"command", "echo a >> log"}}, json{{"type", "run"}, {"command", "echo b >> log"}},
        json{{"type", "run"}, {"command", "echo c >> log"}}, json{{"type", "give_up"}, {"reason", "end"}}});
-  auto full = run_script(script);
-  ASSERT_TRUE(full.outcome);
-  ASSERT_EQ(full.lines.size(), 4u);
-  // Simulate a crash in turn 2: keep lines 0-1 and half of line 2, and the workspace as turn 2 left it.
-  const auto traj = run_dir() / "trajectory.jsonl";
-  const auto lines = r2r::test::read_lines(traj);
-  {
-    std::ofstream out(traj, std::ios::trunc | std::ios::binary);
-    out << lines[0] << "\n" << lines[1] << "\n" << lines[2].substr(0, lines[2].size() / 2);
-  }
+  // Stop after two turns (the turn cap), then make it look like a crash in turn 2: no outcome, a
+  // half-written line 2, and turn 2's command half done in the workspace (plus a stray file).
+  run_options o;
+  o.caps.max_turns = 2;
+  auto first = run_script(script, {}, o);
+  ASSERT_TRUE(first.outcome);
+  ASSERT_EQ(first.lines.size(), 2u);
   std::filesystem::remove(run_dir() / "outcome.json");
+  auto record = json::parse(r2r::test::read_text(run_dir() / "run.json"));
+  record["options"]["caps"]["max_turns"] = 40;
+  dir.write("run/run.json", record.dump());
+  const auto traj = run_dir() / "trajectory.jsonl";
+  const std::string half = first.lines[1].dump().substr(0, 40);
+  {
+    std::ofstream out(traj, std::ios::app | std::ios::binary);
+    out << half;
+  }
+  dir.write("run/workspace/log", "a\nb\nc\n");
+  dir.write("run/workspace/stray.tmp", "partial");
+
   std::vector<std::string> reports;
   auto resumed =
       r2r::executor::resume(*live.session, run_dir(), {}, [&](const std::string& s) { reports.push_back(s); });
@@ -318,11 +327,14 @@ TEST_F(ExecutorRun, ResumeDiscardsATornLastLineAndContinues) {
   const auto after = r2r::test::trajectory(run_dir());
   ASSERT_EQ(after.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(after[i]["action"], full.lines[i]["action"]);
+    EXPECT_EQ(after[i]["action"], script[i]);
     EXPECT_EQ(after[i]["turn"], static_cast<int>(i));
   }
+  EXPECT_EQ(after[0], first.lines[0]) << "recorded lines stay byte for byte";
+  EXPECT_EQ(after[2]["state"], (json{{"step", 3}})) << "the policy continued from the recorded state";
   EXPECT_EQ(r2r::test::read_text(run_dir() / "workspace" / "log"), "a\nb\nc\n")
-      << "turn 2 ran once on the restored state";
+      << "the workspace came back to turn 1's snapshot and turn 2 ran once";
+  EXPECT_FALSE(std::filesystem::exists(run_dir() / "workspace" / "stray.tmp"));
 }
 
 TEST_F(ExecutorRun, ResumeRefusesAChangedPipeline) {

@@ -192,7 +192,7 @@ redactor redactor::from_process_environment() {
   std::map<std::string, std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const char* eq = std::strchr(*e, '=');
-    if (eq != nullptr) env.emplace(std::string(*e, eq), std::string(eq + 1));
+    if (eq != nullptr) env.emplace(std::string(*e, static_cast<std::size_t>(eq - *e)), std::string(eq + 1));
   }
   return redactor(env);
 }
