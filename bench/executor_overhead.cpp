@@ -3,7 +3,7 @@
 // action validation, the guard chain with the real in-tree guards, compaction and redaction of a
 // 6 KB stdout + stderr, guard observe, the workspace snapshot, and the trajectory line written and
 // fsync'd. The sandbox is bench.sandbox.null (returns at once), so no command time is included.
-//   r2r-bench-executor [--turns N] [--workspace-files N]
+//   r2r-bench-executor [--turns N] [--workspace-files N] [--history N]  (history: turns sent to the policy, 0 = all)
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
 #include <r2r/executor/executor.hpp>
@@ -23,9 +23,11 @@ namespace fs = std::filesystem;
 int main(int argc, char** argv) {
   int turns = 300;
   int files = 20;
+  int history = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--turns") == 0) turns = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--workspace-files") == 0) files = std::stoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--history") == 0) history = std::stoi(argv[i + 1]);
   }
   const fs::path exe_dir = fs::canonical("/proc/self/exe").parent_path();
   const fs::path plugins = exe_dir.parent_path() / "lib" / "r2r" / "plugins";
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
   options.run_dir = dir / "run";
   options.workspace_source = dir / "src";
   options.caps.max_turns = turns;
+  options.history_turns = history;
   options.stuck.hint_after = turns + 1;  // the same failing command every turn: keep the detector quiet
   options.pipeline_file = pipeline_file;
   const auto start = std::chrono::steady_clock::now();
@@ -83,8 +86,9 @@ int main(int argc, char** argv) {
   std::sort(per_turn.begin(), per_turn.end());
   if (per_turn.empty()) return std::cerr << "no turns recorded\n", 1;
   auto pct = [&](double p) { return per_turn[static_cast<std::size_t>(p * static_cast<double>(per_turn.size() - 1))]; };
-  std::printf("turns %zu (outcome %s), workspace %d files x 2 KB\n", per_turn.size(),
-              std::string(r2r::executor::to_string(outcome->kind)).c_str(), files);
+  std::printf("turns %zu (outcome %s), workspace %d files x 2 KB, history %s\n", per_turn.size(),
+              std::string(r2r::executor::to_string(outcome->kind)).c_str(), files,
+              history > 0 ? std::to_string(history).c_str() : "all");
   std::printf("per turn: median %.3f ms, p90 %.3f ms, max %.3f ms; whole run %.3f ms/turn\n", pct(0.5), pct(0.9),
               per_turn.back(), total * 1000 / static_cast<double>(per_turn.size()));
   fs::remove_all(dir);
