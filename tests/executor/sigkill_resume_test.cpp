@@ -170,3 +170,21 @@ TEST_F(SigkillResume, TwentyRandomKillsResumeToTheSameTrajectoryAndWorkspace) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ExecutorCli, UsageErrorsExitTwoWithWhatToDo) {
+  const auto exe = (r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm").string();
+  auto r = r2r::test::run_process(exe + " execute --run-dir /tmp/x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::HasSubstr("--plan PLAN.json"));
+  r2r::test::temp_dir dir;
+  r = r2r::test::run_process(exe + " resume " + dir.path().string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::HasSubstr("run.json"));
+  r = r2r::test::run_process(exe + " execute --plan x --pipeline y --run-dir z --max-turns lots");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::HasSubstr("--max-turns must be a non-negative number"));
+}
+
+}  // namespace

@@ -97,18 +97,19 @@ int run_execute(const cli_context& ctx) {
     return usage_error(ctx, "execute needs --plan PLAN.json, --pipeline FILE and --run-dir DIR");
   }
   executor::run_options options;
-  std::ifstream plan_in(opt("plan"));
-  if (!plan_in) return usage_error(ctx, "cannot read --plan " + opt("plan"));
-  options.plan = nlohmann::json::parse(plan_in, nullptr, false);
-  if (!options.plan.is_object()) {
-    return usage_error(ctx,
-                       "--plan " + opt("plan") + " is not a JSON object (expected plan.json from `repo2rocm plan`)");
-  }
   int code = 0;
   if (!parse_number(ctx, "max-turns", options.caps.max_turns, &code) ||
       !parse_number(ctx, "max-seconds", options.caps.max_seconds, &code) ||
       !parse_number(ctx, "mode", options.mode, &code)) {
     return code;
+  }
+  std::ifstream plan_in(opt("plan"));
+  if (!plan_in)
+    return usage_error(ctx, "cannot read --plan " + opt("plan") + "; give the plan.json that `repo2rocm plan` wrote");
+  options.plan = nlohmann::json::parse(plan_in, nullptr, false);
+  if (!options.plan.is_object()) {
+    return usage_error(ctx,
+                       "--plan " + opt("plan") + " is not a JSON object (expected plan.json from `repo2rocm plan`)");
   }
   if (options.mode > 2) return usage_error(ctx, "--mode must be 0, 1 or 2; found " + opt("mode"));
   options.arch = ctx.arch;
