@@ -49,5 +49,7 @@ int run_plan(const cli_context& ctx);
 int run_port(const cli_context& ctx);
 int run_llm_ping(const cli_context& ctx);
 int run_run(const cli_context& ctx);
+int run_execute(const cli_context& ctx);
+int run_resume(const cli_context& ctx);
 
 }  // namespace r2r::cli

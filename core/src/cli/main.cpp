@@ -108,6 +108,23 @@ const std::vector<command>& commands() {
        "not available in this build), 2 usage. See docs/run.md.",
        {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"},
        &r2r::cli::run_run},
+      {"execute",
+       "repo2rocm execute --plan PLAN.json --pipeline FILE --run-dir DIR [--workspace SRC] [--max-turns N] "
+       "[--max-seconds S] [--mode 0|1|2] [--arch GFX] [--json]",
+       "Run the guarded executor alone: the pipeline's policy proposes one action per turn, every guard\n"
+       "stage checks it, the sandbox stage runs it, and each turn is appended to DIR/trajectory.jsonl\n"
+       "(DIR/commands.log lists the commands). --workspace copies a directory into DIR/workspace first.\n"
+       "Exit 0 when the success claim was allowed, 1 for any other outcome (gave_up, cap_reached, stuck,\n"
+       "error), 2 for usage or configuration errors. See docs/executor.md.",
+       {"plan", "pipeline", "run-dir", "workspace", "max-turns", "max-seconds", "mode", "arch"},
+       &r2r::cli::run_execute},
+      {"resume",
+       "repo2rocm resume RUN_DIR [--json]",
+       "Continue a run that stopped (crash, kill, power loss) from RUN_DIR/trajectory.jsonl and the last\n"
+       "workspace snapshot, with the pipeline recorded in RUN_DIR/run.json. A torn last line is discarded\n"
+       "and reported. Exit codes as for `execute`.",
+       {},
+       &r2r::cli::run_resume},
   };
   return list;
 }
@@ -146,9 +163,14 @@ int main(int argc, char** argv) {
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
       "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)")(
       "instance", po::value<std::string>(), "llm ping: the pipeline instance to use")(
-      "mode", po::value<std::string>(), "run: 0 baseline, 1 functional (default), 2 functional + metrics")(
+      "mode", po::value<std::string>(), "run, execute: 0 baseline, 1 functional (default), 2 functional + metrics")(
       "gpu", po::value<std::string>(), "run: index of the AMD GPU to pin (default 0)")(
-      "run-dir", po::value<std::string>(), "run: run directory (an existing one is resumed)");
+      "run-dir", po::value<std::string>(),
+      "run: run directory (an existing one is resumed); execute: new or empty run directory")(
+      "plan", po::value<std::string>(), "execute: plan.json of the run")(
+      "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
+      "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
+      "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -204,8 +226,9 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out",
-                          "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"}) {
+  for (const auto& opt :
+       {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out", "base-image", "cache-dir",
+        "state-dir", "mode", "gpu", "run-dir", "plan", "workspace", "max-turns", "max-seconds"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -221,7 +244,8 @@ int main(int argc, char** argv) {
   if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
-  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"}) {
+  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir",
+                          "plan", "workspace", "max-turns", "max-seconds"}) {
     if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
   }
   if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();

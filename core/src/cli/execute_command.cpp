@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// `repo2rocm execute` and `repo2rocm resume`: the guarded executor on its own (docs/executor.md).
+#include "cli_context.hpp"
+#include "exit_codes.hpp"
+
+#include <r2r/core/pipeline_config.hpp>
+#include <r2r/core/pipeline_session.hpp>
+#include <r2r/executor/executor.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <ostream>
+#include <variant>
+
+namespace r2r::cli {
+namespace {
+
+int usage_error(const cli_context& ctx, const std::string& message) {
+  return report_error(ctx, core::error{core::phase::usage, message}, exit_usage);
+}
+
+struct loaded_pipeline {
+  std::unique_ptr<core::plugin_registry> registry;  // heap: the session keeps a reference to it
+  std::unique_ptr<core::pipeline_session> session;
+};
+
+// Parses, validates and instantiates a pipeline; returns the exit code on failure.
+std::variant<loaded_pipeline, int> load_pipeline(const cli_context& ctx, const std::string& file) {
+  auto parsed = core::parse_pipeline_file(file);
+  if (!parsed.config) {
+    std::string message = "invalid pipeline file:";
+    for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
+    return report_error(ctx, core::error{core::phase::config, message, {}, file}, exit_usage);
+  }
+  loaded_pipeline out;
+  auto registry = core::plugin_registry::load(
+      ctx.search_path(parsed.config->search_paths, parsed.config->file.parent_path().string()));
+  if (!registry) return report_error(ctx, registry.error(), exit_error);
+  out.registry = std::make_unique<core::plugin_registry>(std::move(*registry));
+  if (auto problems = core::check_pipeline_plugins(*parsed.config, *out.registry); !problems.empty()) {
+    std::string message = "the pipeline's plugins do not validate:";
+    for (const auto& p : problems) message += "\n  " + p.to_string();
+    return report_error(ctx, core::error{core::phase::config, message, {}, file}, exit_usage);
+  }
+  auto session = core::pipeline_session::create(*parsed.config, *out.registry);
+  if (!session) {
+    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
+  }
+  out.session = std::move(*session);
+  return out;
+}
+
+int print_outcome(const cli_context& ctx, const executor::run_outcome& o) {
+  if (ctx.json) {
+    *ctx.out << nlohmann::json{{"outcome", executor::to_string(o.kind)},
+                               {"reason", o.reason},
+                               {"turns", o.turns},
+                               {"run_dir", o.run_dir.string()}}
+                    .dump(2)
+             << "\n";
+  } else {
+    *ctx.out << "outcome: " << executor::to_string(o.kind) << " after " << o.turns << " turns\nreason: " << o.reason
+             << "\ntrajectory: " << (o.run_dir / "trajectory.jsonl").string() << "\n";
+  }
+  return o.kind == executor::outcome_kind::claimed ? exit_ok : exit_error;
+}
+
+template <class T>
+bool parse_number(const cli_context& ctx, const char* name, T& out, int* code) {
+  auto it = ctx.options.find(name);
+  if (it == ctx.options.end()) return true;
+  try {
+    std::size_t used = 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      out = std::stod(it->second, &used);
+    } else {
+      out = static_cast<T>(std::stoll(it->second, &used));
+    }
+    if (used == it->second.size() && out >= 0) return true;
+  } catch (const std::exception&) {
+  }
+  *code = usage_error(ctx, std::string("--") + name + " must be a non-negative number; found '" + it->second + "'");
+  return false;
+}
+
+}  // namespace
+
+int run_execute(const cli_context& ctx) {
+  if (!ctx.words.empty())
+    return usage_error(ctx, "execute takes no positional arguments; see `repo2rocm execute --help`");
+  const auto opt = [&](const char* name) {
+    auto it = ctx.options.find(name);
+    return it == ctx.options.end() ? std::string() : it->second;
+  };
+  if (opt("plan").empty() || ctx.pipeline.empty() || opt("run-dir").empty()) {
+    return usage_error(ctx, "execute needs --plan PLAN.json, --pipeline FILE and --run-dir DIR");
+  }
+  executor::run_options options;
+  int code = 0;
+  if (!parse_number(ctx, "max-turns", options.caps.max_turns, &code) ||
+      !parse_number(ctx, "max-seconds", options.caps.max_seconds, &code) ||
+      !parse_number(ctx, "mode", options.mode, &code)) {
+    return code;
+  }
+  std::ifstream plan_in(opt("plan"));
+  if (!plan_in)
+    return usage_error(ctx, "cannot read --plan " + opt("plan") + "; give the plan.json that `repo2rocm plan` wrote");
+  options.plan = nlohmann::json::parse(plan_in, nullptr, false);
+  if (!options.plan.is_object()) {
+    return usage_error(ctx,
+                       "--plan " + opt("plan") + " is not a JSON object (expected plan.json from `repo2rocm plan`)");
+  }
+  if (options.mode > 2) return usage_error(ctx, "--mode must be 0, 1 or 2; found " + opt("mode"));
+  options.arch = ctx.arch;
+  options.run_dir = opt("run-dir");
+  options.workspace_source = opt("workspace");
+  options.pipeline_file = ctx.pipeline;
+  auto loaded = load_pipeline(ctx, ctx.pipeline);
+  if (auto* failed = std::get_if<int>(&loaded)) return *failed;
+  auto& pipeline = std::get<loaded_pipeline>(loaded);
+  auto outcome = executor::run(*pipeline.session, options);
+  if (!outcome) {
+    return report_error(ctx, outcome.error(),
+                        outcome.error().where == core::phase::usage || outcome.error().where == core::phase::config
+                            ? exit_usage
+                            : exit_error);
+  }
+  return print_outcome(ctx, *outcome);
+}
+
+int run_resume(const cli_context& ctx) {
+  if (ctx.words.size() != 1) return usage_error(ctx, "usage: repo2rocm resume RUN_DIR");
+  const std::string dir = ctx.words[0];
+  auto pipeline_file = executor::recorded_pipeline(dir);
+  if (!pipeline_file) return report_error(ctx, pipeline_file.error(), exit_usage);
+  if (pipeline_file->empty()) {
+    return usage_error(ctx, dir +
+                                "/run.json records no pipeline file; this run was started through the C++ API "
+                                "and must be resumed through it (r2r::executor::resume)");
+  }
+  auto loaded = load_pipeline(ctx, pipeline_file->string());
+  if (auto* failed = std::get_if<int>(&loaded)) return *failed;
+  auto& pipeline = std::get<loaded_pipeline>(loaded);
+  auto outcome = executor::resume(*pipeline.session, dir, {},
+                                  [&](const std::string& line) { *ctx.err << "repo2rocm resume: " << line << "\n"; });
+  if (!outcome) {
+    return report_error(ctx, outcome.error(),
+                        outcome.error().where == core::phase::usage || outcome.error().where == core::phase::config
+                            ? exit_usage
+                            : exit_error);
+  }
+  return print_outcome(ctx, *outcome);
+}
+
+}  // namespace r2r::cli

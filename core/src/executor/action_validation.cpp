@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include <r2r/core/embedded_schemas.hpp>
+#include <r2r/core/shell_command.hpp>
+#include <r2r/executor/action.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace r2r::executor {
+namespace {
+
+// `pip install x`, `python3 -m pip install x`, `uv pip install x`, `apt-get install -y x`,
+// `conda install x` -> {manager, packages}; an empty manager when the command is not one install.
+std::pair<std::string, std::vector<std::string>> parse_install(const std::string& command) {
+  const auto commands = core::shell::analyze(command);
+  if (commands.size() != 1 || commands[0].argv.empty()) return {};
+  const auto& argv = commands[0].argv;
+  const std::string prog = core::shell::program_name(argv[0]);
+  std::size_t i = 1;
+  std::string manager;
+  if (prog == "pip" || prog == "pip3") {
+    manager = "pip";
+  } else if (prog.rfind("python", 0) == 0 && argv.size() > 3 && argv[1] == "-m" && argv[2] == "pip") {
+    manager = "pip", i = 3;
+  } else if (prog == "uv" && argv.size() > 2 && argv[1] == "pip") {
+    manager = "uv", i = 2;
+  } else if (prog == "apt" || prog == "apt-get") {
+    manager = "apt";
+  } else if (prog == "conda" || prog == "mamba" || prog == "micromamba") {
+    manager = "conda";
+  } else {
+    return {};
+  }
+  if (i >= argv.size() || argv[i] != "install") return {};
+  std::vector<std::string> packages;
+  for (++i; i < argv.size(); ++i) {
+    if ((manager == "apt" || manager == "conda") && (argv[i] == "-y" || argv[i] == "--yes")) continue;
+    packages.push_back(argv[i]);
+  }
+  if (packages.empty()) return {};
+  return {manager, packages};
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+validated_action validate_action(const nlohmann::json& proposed) {
+  validated_action out;
+  const auto* schema = core::embedded_schema("action.schema.json");
+  if (schema == nullptr) {
+    out.error = "action.schema.json is not embedded in this build";
+    return out;
+  }
+  const auto violations = schema->validate(proposed);
+  if (!violations.empty()) {
+    for (const auto& v : violations) out.error += (out.error.empty() ? "" : "\n") + core::format_violation(v);
+    return out;
+  }
+  out.action = proposed;
+  if (proposed.at("type") == "install" && proposed.contains("command")) {
+    auto [manager, packages] = parse_install(proposed.at("command").get<std::string>());
+    if (manager.empty()) {
+      out.error =
+          "/command: expected one install command of pip, python -m pip, uv pip, apt-get, apt or conda "
+          "(e.g. \"pip install einops==0.8.0\"); found \"" +
+          proposed.at("command").get<std::string>() +
+          "\". Use {\"type\":\"install\",\"manager\":...,\"packages\":[...]} or a `run` action.";
+      return out;
+    }
+    out.action["manager"] = manager;
+    out.action["packages"] = packages;
+  }
+  if (proposed.at("type") == "read_file" || proposed.at("type") == "write_file") {
+    const std::filesystem::path p(proposed.at("path").get<std::string>());
+    const auto norm = p.lexically_normal();
+    if (p.is_absolute() || norm.empty() || *norm.begin() == "..") {
+      out.error = "/path: expected a path relative to the workspace that stays inside it; found \"" + p.string() + "\"";
+      return out;
+    }
+  }
+  out.valid = true;
+  return out;
+}
+
+std::string install_command(const nlohmann::json& a) {
+  if (a.contains("command")) return a.at("command").get<std::string>();
+  const std::string manager = a.at("manager").get<std::string>();
+  std::string cmd = manager == "pip"   ? "python3 -m pip install"
+                    : manager == "uv"  ? "uv pip install"
+                    : manager == "apt" ? "apt-get install -y"
+                                       : "conda install -y";
+  for (const auto& p : a.at("packages")) cmd += " " + shell_quote(p.get<std::string>());
+  return cmd;
+}
+
+bool build_file(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  auto ends = [&](std::string_view s) { return name.size() >= s.size() && name.substr(name.size() - s.size()) == s; };
+  for (const char* exact :
+       {"CMakeLists.txt", "Makefile", "GNUmakefile", "makefile", "setup.py", "setup.cfg", "pyproject.toml",
+        "Dockerfile", "meson.build", "build.ninja", "BUILD", "BUILD.bazel", "WORKSPACE"}) {
+    if (name == exact) return true;
+  }
+  if (ends(".cmake") || ends(".mk") || ends(".bzl")) return true;
+  if (name.rfind("requirements", 0) == 0 && ends(".txt")) return true;
+  if (name.rfind("environment", 0) == 0 && (ends(".yml") || ends(".yaml"))) return true;
+  return false;
+}
+
+bool risky(const nlohmann::json& action) {
+  const std::string type = action.value("type", std::string());
+  if (type == "install" || type == "apply_patch" || type == "switch_image") return true;
+  return type == "write_file" && build_file(action.value("path", std::string()));
+}
+
+bool may_change_workspace(const std::string& type) {
+  return type != "read_file" && type != "checkpoint" && type != "claim_success" && type != "give_up";
+}
+
+}  // namespace r2r::executor
