@@ -48,5 +48,6 @@ int run_sandbox_doctor(const cli_context& ctx);
 int run_plan(const cli_context& ctx);
 int run_port(const cli_context& ctx);
 int run_llm_ping(const cli_context& ctx);
+int run_verify(const cli_context& ctx);
 
 }  // namespace r2r::cli
