@@ -22,6 +22,8 @@ packages=(
   # CUDA->HIP conversion: the offline build check and its tests compile with hipcc (HIP 5.2.3);
   # hipRAND/rocRAND let the cuRAND corpus program compile; python3 runs the mapping generator check
   hipcc libamdhip64-dev rocm-device-libs libhiprand-dev librocrand-dev python3
+  # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test
+  libssl-dev chromium
 )
 
 missing=()

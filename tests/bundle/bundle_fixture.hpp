@@ -13,10 +13,10 @@
 namespace r2r::test {
 
 struct bundle_fixture_options {
-  std::string verdict = "pass";          // of the verifier response
+  std::string verdict = "pass";  // of the verifier response
   std::string base_image = "local/r2r-bundle-base:test";
   std::string workload = "cat /workspace/repo/train.py";
-  std::string executed_workload;         // empty: the planned workload
+  std::string executed_workload;            // empty: the planned workload
   std::vector<std::string> extra_commands;  // appended to the trajectory as run actions (for escaping tests)
 };
 

@@ -62,9 +62,9 @@ class Bundle : public ::testing::Test {
 };
 
 TEST_F(Bundle, HasEveryFileAndSha256sumAcceptsTheManifest) {
-  EXPECT_THAT(summary_.files, ::testing::ElementsAre("Dockerfile", "MANIFEST.sha256", "commands.log", "patch.diff",
-                                                     "plan.json", "repo.tar", "report.html", "report.json",
-                                                     "trajectory.jsonl"));
+  EXPECT_THAT(summary_.files,
+              ::testing::ElementsAre("Dockerfile", "MANIFEST.sha256", "commands.log", "patch.diff", "plan.json",
+                                     "repo.tar", "report.html", "report.json", "trajectory.jsonl"));
   for (const auto& f : summary_.files) EXPECT_TRUE(fs::is_regular_file(bundle_ / f)) << f;
   const auto check = run_process("cd '" + bundle_.string() + "' && sha256sum --strict -c MANIFEST.sha256");
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
@@ -120,22 +120,22 @@ TEST_F(Bundle, VerifyRejectsAByteChangedInTheTrajectory) {
 }
 
 TEST_F(Bundle, VerifyRejectsAFlippedVerdictEvenWithARecomputedManifest) {
-  edit_report(bundle_, [](nlohmann::json& r) { r["verdict"] = "fail"; });
+  edit_report(bundle_, [](nlohmann::json& doc) { doc["verdict"] = "fail"; });
   const auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("report.json: verdict is \"fail\" but the verifiers' verdicts give \"pass\""));
 }
 
 TEST_F(Bundle, VerifyRejectsAPassWhoseChecksFailed) {
-  edit_report(bundle_, [](nlohmann::json& r) { r["checks"][1]["status"] = "fail"; });
+  edit_report(bundle_, [](nlohmann::json& doc) { doc["checks"][1]["status"] = "fail"; });
   const auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("verdict is pass but one of its checks is fail"));
 }
 
 TEST_F(Bundle, VerifyRejectsAPassWithoutRuntimeEvidence) {
-  edit_report(bundle_, [](nlohmann::json& r) {
-    for (auto& e : r["evidence"]) e["kind"] = "stdout_marker";
+  edit_report(bundle_, [](nlohmann::json& doc) {
+    for (auto& e : doc["evidence"]) e["kind"] = "stdout_marker";
   });
   const auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
@@ -143,13 +143,13 @@ TEST_F(Bundle, VerifyRejectsAPassWithoutRuntimeEvidence) {
 }
 
 TEST_F(Bundle, VerifyRejectsAnInflatedScore) {
-  edit_report(bundle_, [](nlohmann::json& r) { r["pfs"]["score"] = 100.0; });
+  edit_report(bundle_, [](nlohmann::json& doc) { doc["pfs"]["score"] = 100.0; });
   auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("pfs.score is 100; recomputed from its terms 98.25"));
-  edit_report(bundle_, [](nlohmann::json& r) {
-    r["pfs"]["score"] = 98.25;
-    r["pfs"]["inputs"]["critical_components"] = nlohmann::json::array({"flash-attn"});
+  edit_report(bundle_, [](nlohmann::json& doc) {
+    doc["pfs"]["score"] = 98.25;
+    doc["pfs"]["inputs"]["critical_components"] = nlohmann::json::array({"flash-attn"});
   });
   r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
@@ -157,7 +157,7 @@ TEST_F(Bundle, VerifyRejectsAnInflatedScore) {
 }
 
 TEST_F(Bundle, VerifyRejectsALedgerThatHidesAGuardDecision) {
-  edit_report(bundle_, [](nlohmann::json& r) { r["ledger"][0]["level"] = "D0"; });
+  edit_report(bundle_, [](nlohmann::json& doc) { doc["ledger"][0]["level"] = "D0"; });
   const auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("does not match trajectory.jsonl's decisions"));
@@ -181,7 +181,7 @@ TEST_F(Bundle, VerifyRejectsAddedAndRemovedFiles) {
 }
 
 TEST_F(Bundle, VerifyRejectsASchemaViolationAndAMalformedManifest) {
-  edit_report(bundle_, [](nlohmann::json& r) { r["costs"]["usd"] = "cheap"; });
+  edit_report(bundle_, [](nlohmann::json& doc) { doc["costs"]["usd"] = "cheap"; });
   auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("/costs/usd"));

@@ -60,8 +60,7 @@ TEST(Pfs, DegradedRunEveryTermReduced) {
   in.evidence_kinds = {"probe"};
   in.critical_components = {"flash-attn"};
   in.ledger = {entry("Flash_Attn", 3, "verifier:r2r.verifier.mode1"),  // same component, other spelling
-               entry("workload", 5, "plan_check:workload"),
-               entry("xformers", 4, "guard:r2r.guard.accelerator_swap"),
+               entry("workload", 5, "plan_check:workload"), entry("xformers", 4, "guard:r2r.guard.accelerator_swap"),
                entry("numpy", 0, "plan_check:environment")};
   in.workload_matches_plan = false;
   in.unpinned_packages = {"numpy"};
@@ -142,10 +141,10 @@ TEST(Verdicts, CombinedVerdictIsTheMostSevere) {
 }
 
 TEST(Ledger, GuardEntriesCarryTurnAndGuard) {
-  auto t = parse_trajectory(r2r::test::trajectory_line(7, "run", "x", "allow", 0,
-                                                       R"([{"component":"attention","level":"D2","note":"sdpa"}])",
-                                                       "r2r.guard.accelerator_swap"),
-                            "t");
+  auto t = parse_trajectory(
+      r2r::test::trajectory_line(7, "run", "x", "allow", 0, R"([{"component":"attention","level":"D2","note":"sdpa"}])",
+                                 "r2r.guard.accelerator_swap"),
+      "t");
   ASSERT_TRUE(t) << t.error().to_string();
   auto l = guard_ledger(*t);
   ASSERT_TRUE(l) << l.error().to_string();
@@ -154,8 +153,8 @@ TEST(Ledger, GuardEntriesCarryTurnAndGuard) {
   EXPECT_EQ((*l)[0].level, 2);
   EXPECT_EQ((*l)[0].source, "guard:r2r.guard.accelerator_swap");
   EXPECT_EQ((*l)[0].turn, 7);
-  auto bad = parse_trajectory(r2r::test::trajectory_line(2, "run", "x", "allow", 0, R"([{"component":"a","level":"D9"}])"),
-                              "t");
+  auto bad = parse_trajectory(
+      r2r::test::trajectory_line(2, "run", "x", "allow", 0, R"([{"component":"a","level":"D9"}])"), "t");
   ASSERT_TRUE(bad);
   const auto err = guard_ledger(*bad);
   ASSERT_FALSE(err);
@@ -184,11 +183,10 @@ TEST(Ledger, BuildReportMergesGuardVerifierAndPlanChecks) {
   for (const auto& e : (*report)["ledger"])
     got.push_back(e["source"].get<std::string>() + " " + e["component"].get<std::string>() + " " +
                   e["level"].get<std::string>());
-  EXPECT_THAT(got, ::testing::ElementsAre("guard:r2r.guard.accelerator_swap flash-attn D1",
-                                          "verifier:r2r.verifier.fixture fused_ops D3",
-                                          "plan_check:workload workload D5", "plan_check:image base_image D1",
-                                          "plan_check:environment nvidia-cublas-cu12 D2",
-                                          "plan_check:environment numpy D0"));
+  EXPECT_THAT(got, ::testing::ElementsAre(
+                       "guard:r2r.guard.accelerator_swap flash-attn D1", "verifier:r2r.verifier.fixture fused_ops D3",
+                       "plan_check:workload workload D5", "plan_check:image base_image D1",
+                       "plan_check:environment nvidia-cublas-cu12 D2", "plan_check:environment numpy D0"));
   const auto& inputs = (*report)["pfs"]["inputs"];
   EXPECT_EQ(inputs["workload_matches_plan"], false);
   EXPECT_EQ(inputs["image_accepted"], true);
@@ -231,12 +229,12 @@ TEST(Manifest, StrictParsing) {
   auto unsorted = parse_manifest(h + "  b\n" + h + "  a\n");
   ASSERT_FALSE(unsorted);
   EXPECT_THAT(unsorted.error().message, HasSubstr("line 2"));
-  EXPECT_FALSE(parse_manifest(h + "  a"));                         // truncated
-  EXPECT_FALSE(parse_manifest(h + " a\n"));                        // one space
-  EXPECT_FALSE(parse_manifest(std::string(64, 'A') + "  a\n"));    // upper-case hex
-  EXPECT_FALSE(parse_manifest(h + "  ../x\n"));                    // a path
-  EXPECT_FALSE(parse_manifest(h + "  MANIFEST.sha256\n"));         // itself
-  EXPECT_FALSE(parse_manifest(h + "  a\n" + h + "  a\n"));         // duplicate
+  EXPECT_FALSE(parse_manifest(h + "  a"));                       // truncated
+  EXPECT_FALSE(parse_manifest(h + " a\n"));                      // one space
+  EXPECT_FALSE(parse_manifest(std::string(64, 'A') + "  a\n"));  // upper-case hex
+  EXPECT_FALSE(parse_manifest(h + "  ../x\n"));                  // a path
+  EXPECT_FALSE(parse_manifest(h + "  MANIFEST.sha256\n"));       // itself
+  EXPECT_FALSE(parse_manifest(h + "  a\n" + h + "  a\n"));       // duplicate
   EXPECT_FALSE(parse_manifest(""));
 }
 
