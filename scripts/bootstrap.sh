@@ -24,6 +24,8 @@ packages=(
   hipcc libamdhip64-dev rocm-device-libs libhiprand-dev librocrand-dev python3
   # causal memory of the execution loop (core/src/memory)
   libsqlite3-dev
+  # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test
+  libssl-dev chromium
 )
 
 missing=()

@@ -51,5 +51,6 @@ int run_llm_ping(const cli_context& ctx);
 int run_run(const cli_context& ctx);
 int run_execute(const cli_context& ctx);
 int run_resume(const cli_context& ctx);
+int run_verify(const cli_context& ctx);
 
 }  // namespace r2r::cli

@@ -125,6 +125,15 @@ const std::vector<command>& commands() {
        "and reported. Exit codes as for `execute`.",
        {},
        &r2r::cli::run_resume},
+      {"verify",
+       "repo2rocm verify BUNDLE [--json]",
+       "Re-check an audit bundle: every file listed in MANIFEST.sha256 with a matching SHA-256 and none\n"
+       "unlisted; report.json valid against its schema; the verdict following from the verifiers' checks\n"
+       "and runtime evidence; PFS recomputed from its recorded facts; the ledger matching the guards'\n"
+       "decisions in trajectory.jsonl. Prints the verdict. Exit 0 when intact and consistent, 1 naming\n"
+       "the file and field otherwise, 2 when BUNDLE is not a directory.",
+       {},
+       &r2r::cli::run_verify},
   };
   return list;
 }

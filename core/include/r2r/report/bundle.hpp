@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The audit bundle of a run (docs/bundle.md): Dockerfile, repo.tar, patch.diff, commands.log,
+// plan.json, trajectory.jsonl, report.json, report.html and MANIFEST.sha256, written atomically,
+// and its verification.
+//
+// THREADING: write_bundle and verify_bundle keep no state; two writers of the same directory at
+// once are not supported (the last rename wins, neither leaves a half bundle).
+#pragma once
+
+#include <r2r/core/error.hpp>
+#include <r2r/report/pfs.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace r2r::report {
+
+/// One verifier's answer (plugin_api/schemas/verifier/verify.response.schema.json).
+struct verifier_result {
+  std::string plugin_id;
+  std::string version;
+  nlohmann::json response;
+};
+
+/// A command the host ran outside the sandbox (intake, plan, docker build, a verifier run).
+struct host_command {
+  std::string command;  // secrets (KEY=, TOKEN=, user:pass@ in URLs) are redacted when written
+  int exit_code = 0;
+  double seconds = 0;
+};
+
+struct plugin_version {
+  std::string id;
+  std::string version;
+};
+
+/// Everything a run hands to write_bundle. Paths are read during the call only.
+struct bundle_inputs {
+  nlohmann::json plan;                      // plan.json (required)
+  std::filesystem::path repo_archive;       // the plan's repo.tar: the repository at the pinned commit (required)
+  std::string patch_diff;                   // the port's unified diff; empty when nothing was patched
+  std::filesystem::path trajectory;         // the executor's trajectory.jsonl (required; may be empty)
+  std::filesystem::path commands_log;       // the executor's commands.log (sandbox side); empty path: none
+  std::vector<host_command> host_commands;  // host side, in order
+  std::vector<verifier_result> verifiers;   // in pipeline order
+  int mode = 1;                             // 0, 1 or 2
+  std::string repo2rocm_version;
+  std::vector<plugin_version> plugins;  // every plugin of the run's pipeline
+  std::string image_used;               // the image the final environment ran in
+  /// The final environment's `pip freeze` lines; nullopt when not observed.
+  std::optional<std::vector<std::string>> environment_freeze;
+  double wall_seconds = 0;  // the run's wall time
+};
+
+struct bundle_summary {
+  std::filesystem::path dir;
+  std::string verdict;
+  int exit_code = 0;  // what `repo2rocm run` should exit with for this verdict
+  pfs_breakdown pfs;
+  std::vector<std::string> files;  // every file written, sorted, MANIFEST.sha256 included
+};
+
+/// Writes the bundle to `dir` atomically: into `<dir>.tmp-XXXXXX` beside it, every file and the
+/// directory fsynced, then renamed into place (an existing bundle is exchanged atomically with
+/// renameat2(RENAME_EXCHANGE) and then removed). On failure nothing exists under `dir` that was
+/// not there before and the temporary directory is removed.
+core::result<bundle_summary> write_bundle(const bundle_inputs& in, const std::filesystem::path& dir);
+
+/// The report.json document of a run (valid against configs/schema/report.schema.json).
+core::result<nlohmann::json> build_report(const bundle_inputs& in, const std::vector<nlohmann::json>& trajectory);
+
+struct verify_outcome {
+  std::string verdict;  // the recorded verdict, re-derived and found consistent
+  double pfs = 0;
+  std::vector<std::string> notes;  // what was checked, one line each
+};
+
+/// Re-checks a bundle: the manifest is well formed and lists exactly the other files with their
+/// hashes; report.json is valid against its schema; the verdict follows from the verifiers'
+/// verdicts, checks and evidence; PFS recomputes to the recorded value; the guards' ledger
+/// entries match trajectory.jsonl's decisions; the plan's kernel builds are graded. Errors name
+/// the file and field.
+core::result<verify_outcome> verify_bundle(const std::filesystem::path& dir);
+
+/// The run's verdict from the verifiers' verdicts: pass only when there is at least one and all
+/// passed; otherwise the most severe present, in order error, no_device, fail; none: error.
+std::string combine_verdicts(const std::vector<std::string>& verdicts);
+
+/// Exit code of a verdict: pass 0, fail 3, no_device 4, error 1 (README "Exit codes").
+int exit_code_of(const std::string& verdict);
+
+}  // namespace r2r::report

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+#include "bundle_fixture.hpp"
+
+#include "../unit/test_support.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace r2r::test {
+
+std::string trajectory_line(int turn, const std::string& type, const std::string& command, const std::string& decision,
+                            int exit_code, const std::string& ledger_json, const std::string& guard) {
+  nlohmann::json rec = {
+      {"turn", turn},
+      {"timestamp", "2026-01-02T03:04:" + std::to_string(10 + turn) + "Z"},
+      {"action", {{"type", type}, {"command", command}}},
+      {"rationale", "fixture"},
+      {"state", "running"},
+      {"usage", {{"input_tokens", 1000 * turn}, {"output_tokens", 100 * turn}, {"cost_usd", 0.01 * turn}}},
+      {"decision",
+       {{"decision", decision},
+        {"guard", guard},
+        {"reason", decision == "deny" ? "denied by fixture" : ""},
+        {"unlock", ""},
+        {"ledger", nlohmann::json::parse(ledger_json)}}},
+      {"observation",
+       {{"exit_code", exit_code},
+        {"stdout", ""},
+        {"stderr", ""},
+        {"truncated", false},
+        {"timed_out", false},
+        {"seconds", 0.5},
+        {"error_signature", ""}}},
+      {"evidence", nlohmann::json::array()}};
+  return rec.dump() + "\n";
+}
+
+r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, const bundle_fixture_options& o) {
+  namespace fs = std::filesystem;
+  const auto repo = dir / "repo";
+  fs::create_directories(repo);
+  std::ofstream(repo / "train.py") << "import os\nprint('training')\n";
+  std::ofstream(repo / "README.md") << "# fixture\n";
+  const auto tar = run_process("tar -C '" + repo.string() + "' -cf '" + (dir / "repo.tar").string() + "' .");
+  if (tar.exit_code != 0) throw std::runtime_error("tar failed: " + tar.err);
+
+  const std::string sha(40, 'a');
+  nlohmann::json plan = {
+      {"schema_version", 1},
+      {"repository",
+       {{"source", "https://example.org/org/fixture"}, {"url", "https://example.org/org/fixture"}, {"commit", sha}}},
+      {"arch", "gfx942"},
+      {"base_image", {{"ref", o.base_image}, {"source", "ranker"}, {"reasons", {"fixture image"}}}},
+      {"candidates",
+       {{{"ref", o.base_image},
+         {"score", 1.0},
+         {"reasons", nlohmann::json::array()},
+         {"risks", nlohmann::json::array()}},
+        {{"ref", "local/r2r-bundle-alt:test"},
+         {"score", 0.5},
+         {"reasons", nlohmann::json::array()},
+         {"risks", nlohmann::json::array()}}}},
+      {"install_steps",
+       {{{"id", "deps"}, {"kind", "pip"}, {"command", "echo plan-step >> /tmp/r2r-steps.log"}, {"reason", "fixture"}}}},
+      {"skipped_packages", nlohmann::json::array()},
+      {"kernel_builds",
+       {{{"kind", "package"},
+         {"name", "flash-attn"},
+         {"step", "deps"},
+         {"note", "ROCm build"},
+         {"file", "requirements.txt"},
+         {"line", 1}},
+        {{"kind", "setup_extension"},
+         {"name", "fused_ops"},
+         {"step", nullptr},
+         {"note", "hipified"},
+         {"file", "setup.py"},
+         {"line", 3}}}},
+      {"hazards", nlohmann::json::array()},
+      {"workload",
+       {{"command", o.workload},
+        {"kind", "train"},
+        {"launcher", "shell"},
+        {"source", "readme"},
+        {"reason", "fixture"},
+        {"file", "README.md"},
+        {"line", 1}}},
+      {"rejected_commands", nlohmann::json::array()},
+      {"env", {{"PYTORCH_ROCM_ARCH", "gfx942"}}},
+      {"validation", nlohmann::json::array()},
+      {"metric", nullptr},
+      {"metric_note", ""}};
+
+  std::string trajectory =
+      trajectory_line(1, "run", "ls", "allow", 0) +
+      trajectory_line(2, "install", "echo executor-install >> /tmp/r2r-steps.log", "allow", 0) +
+      trajectory_line(3, "install", "echo failed-install >> /tmp/r2r-steps.log", "allow", 1) +
+      trajectory_line(4, "run", "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE python train.py", "allow", 0,
+                      R"([{"component": "flash-attn", "level": "D1", "note": "Triton AMD backend of flash-attn"}])",
+                      "r2r.guard.accelerator_swap");
+  int turn = 5;
+  for (const auto& c : o.extra_commands) trajectory += trajectory_line(turn++, "run", c, "allow", 0);
+  std::ofstream(dir / "trajectory.jsonl") << trajectory;
+  std::ofstream(dir / "commands.log") << "sandbox\t0\t0.10\tls\nsandbox\t0\t0.50\tpython train.py\n";
+
+  const std::string executed = o.executed_workload.empty() ? o.workload : o.executed_workload;
+  nlohmann::json response = {
+      {"verdict", o.verdict},
+      {"summary", "fixture verifier"},
+      {"checks",
+       {{{"name", "workload_finished"},
+         {"status", o.verdict == "pass" ? "pass" : "not_verified"},
+         {"detail", "exit 0"}},
+        {{"name", "kernels_on_gpu"},
+         {"status", o.verdict == "pass" ? "pass" : "not_verified"},
+         {"detail", "rocprof trace"}}}},
+      {"evidence",
+       {{{"kind", "kernel_trace"}, {"detail", "42 kernels on gfx942"}, {"source", "rocprofv3 --kernel-trace"}},
+        {{"kind", "probe"},
+         {"detail", "torch sees gfx942"},
+         {"source", "python -c probe"},
+         {"data", {{"rocm_version", "6.2.0"}, {"torch_version", "2.5.1+rocm6.2"}}}}}},
+      {"workload", {{"command", executed}, {"exit_code", 0}, {"seconds", 12.5}, {"log", "ok"}}},
+      {"ledger", nlohmann::json::array()}};
+  if (o.verdict == "no_device") {
+    response["evidence"] = nlohmann::json::array();
+    response.erase("workload");
+  }
+
+  r2r::report::bundle_inputs in;
+  in.plan = plan;
+  in.repo_archive = dir / "repo.tar";
+  in.patch_diff =
+      "--- a/train.py\n+++ b/train.py\n@@ -1,2 +1,3 @@\n+# ported by repo2rocm\n import os\n print('training')\n";
+  in.trajectory = dir / "trajectory.jsonl";
+  in.commands_log = dir / "commands.log";
+  in.host_commands = {{"repo2rocm plan https://example.org/org/fixture --arch gfx942", 0, 1.5},
+                      {"docker build -t r2r-run:1 plan/", 0, 30.25}};
+  in.verifiers = {{"r2r.verifier.fixture", "1.0.0", response}};
+  in.mode = 1;
+  in.repo2rocm_version = "0.1.0";
+  in.plugins = {{"r2r.guard.accelerator_swap", "1.0.0"}, {"r2r.verifier.fixture", "1.0.0"}};
+  in.image_used = o.base_image;
+  in.environment_freeze = std::vector<std::string>{"torch==2.5.1+rocm6.2", "numpy==1.26.4"};
+  in.wall_seconds = 95.5;
+  return in;
+}
+
+}  // namespace r2r::test
