@@ -24,8 +24,11 @@ class checker {
   explicit checker(std::string origin) : origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& expected, const nlohmann::json& found) const {
-    throw sdk::invalid_argument("policy (" + origin_ + ") " + (pointer.empty() ? "/" : pointer) + ": expected " +
-                                expected + "; found " + shown(found) +
+    const std::string where = origin_ == "inline" ? "config /policy" + pointer
+                              : origin_ == "built-in"
+                                  ? "built-in policy " + (pointer.empty() ? "/" : pointer)
+                                  : "policy file " + origin_ + " " + (pointer.empty() ? "/" : pointer);
+    throw sdk::invalid_argument(where + ": expected " + expected + "; found " + shown(found) +
                                 "; fix the policy (schema: configs/schema/guard_policy.schema.json)");
   }
 

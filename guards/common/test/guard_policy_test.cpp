@@ -60,7 +60,7 @@ TEST(GuardPolicy, ErrorsNameThePointerExpectedAndFound) {
               HasSubstr("/guard: expected \"r2r.guard.example\""));
   EXPECT_THAT(error_of({{"guard", id}}), HasSubstr("/components"));
   EXPECT_THAT(error_of({{"guard", id}, {"components", {}}, {"extra", 1}}), HasSubstr("/extra"));
-  EXPECT_THAT(error_of(nlohmann::json::array()), HasSubstr("policy (inline) /: expected a policy object"));
+  EXPECT_THAT(error_of(nlohmann::json::array()), HasSubstr("config /policy: expected a policy object"));
 }
 
 TEST(GuardPolicy, SelectReadsBuiltinInlineOrFile) {

@@ -41,7 +41,8 @@ struct guard_policy {
 
 /// Validates `doc` as a policy for `guard_id`. Throws sdk::invalid_argument naming the JSON pointer,
 /// what was expected there and what was found, e.g.
-///   "policy (inline) /components/epochs/mode2: expected \"deny\" or \"record\"; found \"maybe\"".
+///   "config /policy/components/epochs/mode2: expected \"deny\" or \"record\"; found \"maybe\"" (inline),
+///   "policy file p.json /components/epochs/mode2: ..." (file). `origin` is "inline", "built-in" or the path.
 guard_policy parse(const nlohmann::json& doc, std::string_view guard_id, std::string origin);
 
 /// The policy a guard config selects (see the file comment). `config_value` is the config's
