@@ -232,10 +232,8 @@ std::vector<grade> grade_change(const file_change& change, bool baseline_known, 
     const std::string body = commented ? l.substr(static_cast<std::size_t>(c.length(0))) : l;
     const std::string m = imported_accelerator(body, facts);
     if (m.empty()) continue;
-    if (commented)
-      out.push_back({"acceleration_disabled", "comments out `" + trim(body) + "` in " + p});
-    else
-      ++imports_kept[m];
+    if (commented) out.push_back({"acceleration_disabled", "comments out `" + trim(body) + "` in " + p});
+    ++imports_kept[m];  // a commented-out import is reported once, not also as deleted
   }
   for (const auto& [m, n] : imports_removed)
     if (n > imports_kept[m]) out.push_back({"acceleration_disabled", "deletes the import of " + m + " from " + p});
@@ -246,7 +244,7 @@ std::vector<grade> grade_change(const file_change& change, bool baseline_known, 
       std::smatch c;
       if (!std::regex_search(l, c, comment_prefix())) continue;
       const std::string body = trim(l.substr(static_cast<std::size_t>(c.length(0))));
-      if (body.empty() || !substantive(body)) continue;
+      if (body.empty() || !substantive(body) || !imported_accelerator(body, facts).empty()) continue;
       if (std::any_of(change.removed.begin(), change.removed.end(),
                       [&](const std::string& r) { return trim(r) == body; })) {
         out.push_back({"acceleration_disabled", "comments out `" + body.substr(0, 100) + "` in the " + kind + " " + p});
@@ -299,7 +297,16 @@ std::vector<grade> grade_change(const file_change& change, bool baseline_known, 
                                              first(change.removed, attention_use()) + "`)"});
 
   if (out.empty() && !kind.empty()) out.push_back({"port", "edits the " + kind + " " + p});
-  return out;
+  // One grade per component: its findings joined.
+  std::vector<grade> merged;
+  for (auto& g : out) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const grade& m) { return m.component == g.component; });
+    if (same == merged.end())
+      merged.push_back(std::move(g));
+    else if (same->what.find(g.what) == std::string::npos)
+      same->what += "; " + g.what;
+  }
+  return merged;
 }
 
 }  // namespace r2r::guards::critical
