@@ -5,6 +5,7 @@
 #include "../unit/test_support.hpp"
 
 #include <r2r/core/json_schema.hpp>
+#include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/plugin_instance.hpp>
 #include <r2r/core/plugin_registry.hpp>
 
@@ -352,6 +353,21 @@ TEST_F(GuardBypass, ShippedPoliciesMatchTheSchemaAndTheirGuards) {
   auto created = r2r::core::plugin_instance::create(*plugin, {{"policy", bad}});
   ASSERT_FALSE(created.has_value());
   EXPECT_THAT(created.error().to_string(), HasSubstr("/policy/components/epochs/default"));
+
+  // Pipeline validation checks an inline policy before any plugin is created.
+  const auto parsed = r2r::core::parse_pipeline_text(
+      nlohmann::json{
+          {"version", 1},
+          {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.scale_down"}, {"config", {{"policy", bad}}}}}}}
+          .dump(),
+      "inline-policy.json");
+  ASSERT_TRUE(parsed.config.has_value());
+  const auto problems = r2r::core::check_pipeline_plugins(*parsed.config, *registry);
+  ASSERT_FALSE(problems.empty());
+  bool pointed = false;
+  for (const auto& p : problems)
+    pointed = pointed || p.pointer == "/pipeline/0/config/policy/components/epochs/default";
+  EXPECT_TRUE(pointed) << problems[0].pointer << ": " << problems[0].message;
 }
 
 }  // namespace
