@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "accelerator_swap_guard.hpp"
 
+#include "r2r_guard_builtin_policy.hpp"
+
 #include <r2r/sdk/error.hpp>
 
 #include <regex>
@@ -13,6 +15,7 @@ void from_json(const nlohmann::json& j, accelerator_swap_guard::config& c) {
   c.allow_degradations = j.value("allow_degradations", defaults.allow_degradations);
   c.protected_packages = j.value("protected_packages", defaults.protected_packages);
   c.max_scan_bytes = j.value("max_scan_bytes", defaults.max_scan_bytes);
+  c.policy = j.value("policy", nlohmann::json());
 }
 
 namespace {
@@ -65,7 +68,9 @@ std::string shorten(std::string s) {
 }  // namespace
 
 accelerator_swap_guard::accelerator_swap_guard(const config& cfg, const sdk::host& host)
-    : max_scan_bytes_(cfg.max_scan_bytes), host_(host) {
+    : max_scan_bytes_(cfg.max_scan_bytes),
+      policy_(policy::select(cfg.policy, r2r_guard_builtin::policy, "r2r.guard.accelerator_swap")),
+      host_(host) {
   static const std::regex level(R"(D[0-5])");
   for (auto entry : cfg.allow_degradations) {
     if (!std::regex_match(entry.level, level))
@@ -183,7 +188,8 @@ std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_com
   return std::nullopt;
 }
 
-sdk::guard::decision accelerator_swap_guard::decide(const finding& f, const std::string& action_type) const {
+sdk::guard::decision accelerator_swap_guard::decide(const finding& f, const sdk::guard::check_request& request) const {
+  const std::string& action_type = request.action.type;
   if (!f.component.empty()) {
     for (const auto& d : degradations_) {
       if (d.component != f.component) continue;
@@ -191,6 +197,13 @@ sdk::guard::decision accelerator_swap_guard::decide(const finding& f, const std:
       auto out = sdk::guard::decision::allow();
       out.ledger.push_back({d.component, d.level, d.note.empty() ? f.reason : d.note + " (" + f.reason + ")"});
       return out;
+    }
+    if (policy_.find(f.component) != nullptr) {
+      auto d = policy::decide(policy_, {f.component, f.component, f.reason}, request.context.mode,
+                              request.action.text("reason"));
+      R2R_LOG(host_, info, d.verdict << " " << action_type << " by policy: " << f.reason);
+      if (d.verdict == "deny") d.reason = "accelerator swap: " + d.reason;
+      return d;
     }
   }
   R2R_LOG(host_, info, "deny " << action_type << ": " << f.reason);
@@ -231,7 +244,7 @@ sdk::guard::decision accelerator_swap_guard::check_action(const sdk::guard::chec
         if (p.is_string()) op.packages.push_back(p.get<std::string>());
     f = check_packages(op);
   }
-  return f ? decide(*f, a.type) : sdk::guard::decision::allow();
+  return f ? decide(*f, request) : sdk::guard::decision::allow();
 }
 
 sdk::guard::observe_response accelerator_swap_guard::observe(const sdk::guard::observe_request&) {

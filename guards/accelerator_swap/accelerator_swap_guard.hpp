@@ -4,12 +4,15 @@
 // nvidia conda channel; uninstalling or replacing flash-attn, xformers, apex, bitsandbytes, triton,
 // deepspeed or torch; switching attention to sdpa/eager; commenting out or deleting a flash-attn
 // import. Commands are analysed with r2r::core::shell, so `&&`, pipes, `$( )` and `bash -c` hide
-// nothing. A substitution listed in `allow_degradations` is allowed with a fidelity-ledger entry;
-// CUDA builds never are (they cannot run on ROCm).
+// nothing. A substitution listed in `allow_degradations`, or recorded for the run's mode by the
+// guard policy (config `policy`, configs/guards/accelerator_swap.json; components are package
+// names), is allowed with a fidelity-ledger entry; CUDA builds never are (they cannot run on ROCm).
 // THREADING: the host serialises calls; the object is immutable after construction.
 #pragma once
 
 #include "package_rules.hpp"
+
+#include <r2r/guards/guard_policy.hpp>
 
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
@@ -31,9 +34,10 @@ class accelerator_swap_guard {
     std::vector<std::string> protected_packages{"flash-attn", "xformers",  "apex", "bitsandbytes",
                                                 "triton",     "deepspeed", "torch"};
     std::size_t max_scan_bytes = 1 << 20;
+    nlohmann::json policy;  // null: built-in policy (no component); object: inline; string: policy file path
   };
 
-  /// Throws sdk::invalid_argument when a degradation level is not D0..D5.
+  /// Throws sdk::invalid_argument when a degradation level is not D0..D5 or the policy is invalid.
   accelerator_swap_guard(const config& cfg, const sdk::host& host);
 
   sdk::guard::decision check_action(const sdk::guard::check_request& request);
@@ -54,11 +58,13 @@ class accelerator_swap_guard {
   std::optional<finding> check_code(const std::string& text, bool patch) const;
   /// Lines of a pip requirements file: CUDA builds and CUDA indexes (listing torch there is normal).
   std::optional<finding> check_requirements(const std::string& lines) const;
-  sdk::guard::decision decide(const finding& f, const std::string& action_type) const;
+  /// allow_degradations first, then the policy's rule for the component, else deny.
+  sdk::guard::decision decide(const finding& f, const sdk::guard::check_request& request) const;
 
   std::vector<sdk::guard::ledger_entry> degradations_;
   std::set<std::string> protected_;
   std::size_t max_scan_bytes_;
+  policy::guard_policy policy_;
   sdk::host host_;
 };
 

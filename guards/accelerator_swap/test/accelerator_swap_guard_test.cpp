@@ -160,6 +160,27 @@ TEST_F(AcceleratorSwapGuard, AllowedDegradationsAllowWithALedgerEntry) {
   EXPECT_TRUE(lenient.check_action(run("pip uninstall -y xformers")).ledger.empty());
 }
 
+TEST_F(AcceleratorSwapGuard, PolicyRecordsASubstitutionPerModeWithAReason) {
+  accelerator_swap_guard::config cfg;
+  cfg.policy = {{"guard", "r2r.guard.accelerator_swap"},
+                {"components", {{"flash-attn", {{"level", "D2"}, {"default", "deny"}, {"mode1", "record"}}}}}};
+  accelerator_swap_guard by_policy(cfg, host.sdk_host());
+  auto check = [&](int mode, const char* reason) {
+    nlohmann::json a = {{"type", "run"}, {"command", "python gen.py --attn_implementation sdpa"}};
+    if (reason != nullptr) a["reason"] = reason;
+    return by_policy.check_action(
+        nlohmann::json{{"action", a}, {"context", {{"mode", mode}}}}.get<r2r::sdk::guard::check_request>());
+  };
+  const auto recorded = check(1, "no flash-attn wheel for gfx1100");
+  EXPECT_EQ(recorded.verdict, "allow");
+  ASSERT_EQ(recorded.ledger.size(), 1u);
+  EXPECT_EQ(recorded.ledger[0].level, "D2");
+  EXPECT_EQ(check(1, nullptr).verdict, "deny");
+  EXPECT_EQ(check(2, "no flash-attn wheel for gfx1100").verdict, "deny");
+  EXPECT_EQ(by_policy.check_action(run("pip uninstall -y xformers")).verdict, "deny");
+  EXPECT_EQ(by_policy.check_action(run("pip install nvidia-cublas-cu12")).verdict, "deny");
+}
+
 TEST_F(AcceleratorSwapGuard, RejectsAnInvalidDegradationLevel) {
   EXPECT_THROW(accelerator_swap_guard({{{"flash-attn", "D9", ""}}, {}, 1 << 20}, host.sdk_host()),
                r2r::sdk::invalid_argument);

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#include <r2r/guards/known_files.hpp>
+
+#include <vector>
+
+namespace r2r::guards {
+
+std::string known_files::normalise(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string part;
+  auto flush = [&] {
+    if (part == "..") {
+      if (!parts.empty() && parts.back() != "..")
+        parts.pop_back();
+      else
+        parts.push_back(part);
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    part.clear();
+  };
+  for (char c : path) {
+    if (c == '/')
+      flush();
+    else
+      part += c;
+  }
+  flush();
+  std::string out = !path.empty() && path[0] == '/' ? "/" : "";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
+  return out;
+}
+
+void known_files::observe(const sdk::guard::observe_request& request) {
+  const auto& a = request.action;
+  const std::string path = a.text("path");
+  if (path.empty()) return;
+  if (a.type == "read_file" && request.observation.exit_code == 0) remember(path, request.observation.stdout_text);
+  if (a.type == "write_file" && request.observation.exit_code == 0) remember(path, a.text("content"));
+}
+
+void known_files::remember(const std::string& path, const std::string& content) {
+  if (content.size() > max_bytes_) {
+    forget(path);
+    return;
+  }
+  files_[normalise(path)] = content;
+}
+
+void known_files::forget(const std::string& path) {
+  files_.erase(normalise(path));
+}
+
+std::optional<std::string> known_files::content(const std::string& path) const {
+  const auto it = files_.find(normalise(path));
+  if (it == files_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace r2r::guards
