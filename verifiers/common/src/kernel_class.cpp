@@ -57,9 +57,9 @@ kernel_family classify_kernel(std::string_view name, const std::vector<std::stri
   if (has(l, "efficient_attention") || has(l, "mem_efficient") || has(l, "fmha_cutlass") ||
       has(l, "attention_kernel_batched") || has(l, "cutlassf") || has(l, "cutlassb"))
     return kernel_family::sdpa_fallback;
-  if (has(l, "flash_fwd") || has(l, "flash_bwd") || has(l, "flashattn") || has(l, "flash_attn") || has(l, "fmha") ||
-      has(l, "_attn_fwd") || has(l, "attn_fwd") || has(l, "flash_attention") ||
-      (has(l, "_fwd_kernel") && (has(l, "attn") || has(l, "attention"))))
+  if (has(l, "flash_fwd") || has(l, "flash_bwd") || has(l, "flash_fprop") || has(l, "flash_bprop") ||
+      has(l, "flashattn") || has(l, "flash_attn") || has(l, "fmha") || has(l, "_attn_fwd") || has(l, "attn_fwd") ||
+      has(l, "flash_attention") || (has(l, "_fwd_kernel") && (has(l, "attn") || has(l, "attention"))))
     return kernel_family::flash_attention;
   if (name.starts_with("Cijk_") || has(l, "gemm") || has(l, "hipblaslt") || has(l, "rocblas") || has(l, "cublas") ||
       has(l, "sgemm") || has(l, "hgemm") || has(l, "tensile"))
