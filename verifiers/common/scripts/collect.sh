@@ -7,7 +7,7 @@
 #   R2R_TIMEOUT_S      workload wall-clock limit (seconds)
 #   R2R_INTERVAL_S     GPU process sampling period (seconds)
 #   R2R_TRACER         auto | rocprofv3 | rocprof | none   (amd only)
-#   R2R_PROFILE        1: the in-process probe records device kernels with torch.profiler
+#   R2R_PROBE_PROFILE  1: the in-process probe records device kernels with torch.profiler
 #   R2R_MAX_ROWS       kernel-trace rows copied back
 #   R2R_MAX_LOG_BYTES  workload log bytes copied back (the tail)
 #   R2R_PROBE_SOURCE   the probe (sitecustomize.py) text
@@ -41,11 +41,9 @@ else
   if [ -n "$NS" ]; then "$NS" --query-gpu=index,name,uuid,driver_version,memory.used --format=csv 2>&1 | head -c 100000; fi
 fi
 sec device_end
-[ "$R2R_DEVICE_ONLY" = 1 ] && exit 0
 
 # --- workload ---------------------------------------------------------------------------------
 printf '%s' "$R2R_PROBE_SOURCE" > "$EV/py/sitecustomize.py"
-PREFIX=""
 TRACER=none
 if [ "$R2R_VENDOR" = amd ]; then
   case "${R2R_TRACER:-auto}" in

@@ -61,12 +61,12 @@ kernel_family classify_kernel(std::string_view name, const std::vector<std::stri
       has(l, "flashattn") || has(l, "flash_attn") || has(l, "fmha") || has(l, "_attn_fwd") || has(l, "attn_fwd") ||
       has(l, "flash_attention") || (has(l, "_fwd_kernel") && (has(l, "attn") || has(l, "attention"))))
     return kernel_family::flash_attention;
-  if (name.starts_with("Cijk_") || has(l, "gemm") || has(l, "hipblaslt") || has(l, "rocblas") || has(l, "cublas") ||
-      has(l, "sgemm") || has(l, "hgemm") || has(l, "tensile"))
-    return kernel_family::blas;
   if (name.starts_with("MIOpen") || has(l, "miopen") || has(l, "igemm_") || has(l, "cudnn") || has(l, "naive_conv") ||
       has(l, "batchnorm"))
     return kernel_family::dnn;
+  if (name.starts_with("Cijk_") || has(l, "gemm") || has(l, "hipblaslt") || has(l, "rocblas") || has(l, "cublas") ||
+      has(l, "sgemm") || has(l, "hgemm") || has(l, "tensile"))
+    return kernel_family::blas;
   if (has(l, "rccl") || has(l, "nccl")) return kernel_family::collective;
   return kernel_family::other;
 }

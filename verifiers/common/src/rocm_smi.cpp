@@ -31,7 +31,8 @@ std::vector<kfd_process> parse_rocm_smi_showpids(std::string_view text) {
   constexpr std::string_view tool = "rocm-smi --showpids";
   std::vector<kfd_process> out;
   bool in_table = false, seen = false;
-  for (const auto raw : split_lines(strip_ansi(strip_source_header(text)))) {
+  const std::string clean = strip_ansi(strip_source_header(text));  // owns the text the views point into
+  for (const auto raw : split_lines(clean)) {
     const std::string_view line = trim(raw);
     if (line.starts_with("KFD process information") || line.starts_with("No KFD PIDs")) {
       seen = true;
@@ -128,7 +129,8 @@ std::vector<concise_row> parse_rocm_smi_concise(std::string_view text) {
   constexpr std::string_view tool = "rocm-smi (concise table)";
   std::vector<concise_row> out;
   bool header = false;
-  for (const auto raw : split_lines(strip_ansi(strip_source_header(text)))) {
+  const std::string clean = strip_ansi(strip_source_header(text));  // owns the text the views point into
+  for (const auto raw : split_lines(clean)) {
     const std::string_view line = trim(raw);
     if (line.find("VRAM%") != std::string_view::npos && line.find("GPU%") != std::string_view::npos) {
       header = true;

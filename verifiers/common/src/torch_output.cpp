@@ -99,11 +99,15 @@ torch_facts parse_torch_text(std::string_view text) {
     }
   }
   // _CudaDeviceProperties(...) may wrap over lines: search the whole text.
-  static const std::regex props(R"(_CudaDeviceProperties\(name='([^']*)'[^)]*?(gcnArchName='([^']*)')?[^)]*\))");
+  static const std::regex props(R"(_CudaDeviceProperties\(([^)]*)\))");
+  static const std::regex prop_name(R"(\bname='([^']*)')");
+  static const std::regex prop_arch(R"(gcnArchName='([^']*)')");
   for (std::sregex_iterator it(body.begin(), body.end(), props), end; it != end; ++it) {
     any = true;
-    f.device_names.push_back((*it)[1]);
-    if ((*it)[3].matched) f.archs.push_back((*it)[3]);
+    const std::string fields = (*it)[1];
+    std::smatch m;
+    if (std::regex_search(fields, m, prop_name)) f.device_names.push_back(m[1]);
+    if (std::regex_search(fields, m, prop_arch)) f.archs.push_back(m[1]);
   }
   if (!any) {
     throw parse_error("torch output", "collect_env lines, torch.version / device prints or _CudaDeviceProperties",

@@ -32,7 +32,7 @@ class Mode1Sandbox : public ::testing::Test {
     auto loaded = r2r::core::plugin_registry::load({{r2r::test::plugin_dir(), "test"}});
     ASSERT_TRUE(loaded.has_value());
     registry = std::make_unique<r2r::core::plugin_registry>(std::move(*loaded));
-    sandbox = instance("r2r.sandbox.local", {}, "sandbox");
+    sandbox = instance("r2r.sandbox.local", nlohmann::json::object(), "sandbox");
     ASSERT_TRUE(sandbox);
     services.by_name["sandbox"] = sandbox.get();
     auto created = sandbox->call("create", nlohmann::json::object());

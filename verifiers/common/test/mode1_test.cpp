@@ -307,7 +307,7 @@ TEST(Mode1Verifier, SendsThePlansCommandAndScriptToTheSandbox) {
   EXPECT_EQ(seen.at("workdir"), "/workspace");
   EXPECT_EQ(seen.at("env").at("R2R_WORKLOAD_CMD"), "python train.py --epochs 3");
   EXPECT_EQ(seen.at("env").at("R2R_VENDOR"), "amd");
-  EXPECT_THAT(seen.at("command").get<std::string>(), HasSubstr("rocprofv3 --kernel-trace"));
+  EXPECT_THAT(seen.at("command").get<std::string>(), HasSubstr("--kernel-trace --stats --output-format csv"));
   EXPECT_THAT(seen.at("env").at("R2R_PROBE_SOURCE").get<std::string>(), HasSubstr("max_memory_allocated"));
   EXPECT_EQ(seen.at("command").get<std::string>().find("python train.py"), std::string::npos)
       << "the command travels in the environment, never spliced into the script";
