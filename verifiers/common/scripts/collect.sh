@@ -19,6 +19,7 @@ sec() { printf '\n@@R2R-%s %s\n' "$N" "$*"; }
 EV=$(mktemp -d /tmp/r2r-verify.XXXXXX 2>/dev/null || echo "/tmp/r2r-verify.$$")
 mkdir -p "$EV/py" "$EV/probe" "$EV/trace"
 trap 'rm -rf "$EV"' EXIT
+DEV=0
 
 # --- device -----------------------------------------------------------------------------------
 sec tools
@@ -32,15 +33,24 @@ if [ "$R2R_VENDOR" = amd ]; then
   ls -l /dev/kfd /dev/dri 2>&1 | head -n 40
   RI=$(tool rocminfo)
   sec rocminfo
-  if [ -n "$RI" ] && [ -e /dev/kfd ]; then "$RI" 2>&1 | head -c 400000; fi
+  if [ -n "$RI" ] && [ -e /dev/kfd ]; then
+    "$RI" > "$EV/rocminfo.txt" 2>&1
+    head -c 400000 "$EV/rocminfo.txt"
+    grep -Eq 'Device Type:[[:space:]]+GPU' "$EV/rocminfo.txt" && DEV=1
+  fi
 else
   sec device_nodes
   ls -l /dev/nvidia* 2>&1 | head -n 40
   NS=$(tool nvidia-smi)
   sec query_gpu
-  if [ -n "$NS" ]; then "$NS" --query-gpu=index,name,uuid,driver_version,memory.used --format=csv 2>&1 | head -c 100000; fi
+  if [ -n "$NS" ]; then
+    "$NS" --query-gpu=index,name,uuid,driver_version,memory.used --format=csv > "$EV/gpus.csv" 2>&1
+    head -c 100000 "$EV/gpus.csv"
+    grep -q '^index' "$EV/gpus.csv" && [ "$(grep -c . "$EV/gpus.csv")" -ge 2 ] && DEV=1
+  fi
 fi
 sec device_end
+[ "$DEV" = 1 ] || exit 0  # no device: the workload is not run (the verifier answers no_device)
 
 # --- workload ---------------------------------------------------------------------------------
 printf '%s' "$R2R_PROBE_SOURCE" > "$EV/py/sitecustomize.py"

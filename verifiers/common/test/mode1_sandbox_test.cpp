@@ -78,7 +78,7 @@ class Mode1Sandbox : public ::testing::Test {
 };
 
 constexpr const char* markers_on_cpu =
-    "printf 'print(\"ROCM_ENV_VERIFIED\")\\nprint(\"Success\")\\nprint(\"PAPER_RESULT_REPRODUCED\")\\n' > w.py && "
+    "touch workload-ran && printf 'print(\"ROCM_ENV_VERIFIED\")\\nprint(\"Success\")\\nprint(\"PAPER_RESULT_REPRODUCED\")\\n' > w.py && "
     "python3 w.py";
 
 TEST_F(Mode1Sandbox, RocmMarkersOnTheCpuAreNoDeviceNeverPass) {
@@ -90,6 +90,9 @@ TEST_F(Mode1Sandbox, RocmMarkersOnTheCpuAreNoDeviceNeverPass) {
   for (const auto& c : r.at("checks")) EXPECT_EQ(c.at("status"), "not_verified") << c.dump();
   EXPECT_FALSE(r.contains("workload")) << "without a device the workload is not run";
   EXPECT_THAT(r.at("evidence").at(0).at("detail").get<std::string>(), HasSubstr("/dev/kfd"));
+  const auto ran = sandbox->call("exec", {{"sandbox_id", id}, {"command", "test -e workload-ran"}});
+  ASSERT_TRUE(ran.has_value());
+  EXPECT_NE(ran->at("exit_code"), 0) << "the workload must not run without a device";
 }
 
 TEST_F(Mode1Sandbox, CudaVerifierWithoutAnNvidiaGpuIsNoDevice) {
