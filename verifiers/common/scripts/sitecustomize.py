@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: MIT
+# repo2rocm in-process probe. The Mode 1 verifier puts this file first on PYTHONPATH for one
+# workload run. At interpreter exit it writes $R2R_PROBE_DIR/probe-<pid>.json: the torch build
+# (torch.version.hip / .cuda), whether the GPU was usable, each initialised device's name, arch and
+# peak allocated bytes, and with R2R_PROBE_PROFILE=1 the device kernels torch.profiler saw, by name
+# and count. It never changes what the workload computes; any probe failure is recorded, not raised.
+# A sitecustomize that was already on the path is imported after this one.
+import atexit
+import importlib
+import json
+import os
+import sys
+import time
+
+_DIR = os.environ.get("R2R_PROBE_DIR", "")
+_T0 = time.time()
+_STATE = {"profiler": None, "profiler_error": None}
+
+
+def _start_profiler():
+    try:
+        import torch  # noqa: F401  (the workload imports it anyway; needed before its first kernel)
+        from torch.profiler import ProfilerActivity, profile
+
+        prof = profile(activities=[ProfilerActivity.CUDA])
+        prof.__enter__()
+        _STATE["profiler"] = prof
+    except Exception as e:  # a CPU-only torch or no torch: recorded, the workload still runs
+        _STATE["profiler_error"] = "%s: %s" % (type(e).__name__, e)
+
+
+def _kernels():
+    prof = _STATE["profiler"]
+    if prof is None:
+        return None
+    prof.__exit__(None, None, None)
+    counts = {}
+    for ev in prof.events():
+        if "CUDA" in str(getattr(ev, "device_type", "")) or "PrivateUse" in str(getattr(ev, "device_type", "")):
+            counts[ev.name] = counts.get(ev.name, 0) + 1
+    return counts
+
+
+def _torch_facts(info):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        info["torch"] = None
+        return
+    version = getattr(torch, "version", None)
+    info["torch"] = {
+        "version": getattr(torch, "__version__", ""),
+        "hip": getattr(version, "hip", None),
+        "cuda": getattr(version, "cuda", None),
+    }
+    cuda = torch.cuda
+    info["is_available"] = bool(cuda.is_available())
+    info["initialized"] = bool(cuda.is_initialized())
+    devices = []
+    if info["initialized"]:
+        for i in range(cuda.device_count()):
+            p = cuda.get_device_properties(i)
+            devices.append({
+                "index": i,
+                "name": p.name,
+                "arch": getattr(p, "gcnArchName", "") if info["torch"]["hip"] else "sm_%d%d" % (p.major, p.minor),
+                "max_memory_allocated": int(cuda.max_memory_allocated(i)),
+            })
+    info["devices"] = devices
+
+
+def _write():
+    info = {"pid": os.getpid(), "ppid": os.getppid(), "argv": sys.argv[:6], "seconds": round(time.time() - _T0, 3)}
+    try:
+        info["kernels"] = _kernels()
+    except Exception as e:
+        info["kernels"] = None
+        _STATE["profiler_error"] = "%s: %s" % (type(e).__name__, e)
+    info["profiler_error"] = _STATE["profiler_error"]
+    try:
+        _torch_facts(info)
+    except Exception as e:
+        info["probe_error"] = "%s: %s" % (type(e).__name__, e)
+    path = os.path.join(_DIR, "probe-%d.json" % os.getpid())
+    try:
+        with open(path + ".tmp", "w") as f:
+            json.dump(info, f)
+        os.replace(path + ".tmp", path)
+    except OSError:
+        pass
+
+
+def _chain_next_sitecustomize():
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved = list(sys.path)
+    mine = sys.modules.pop("sitecustomize", None)
+    try:
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+        importlib.import_module("sitecustomize")
+    except ImportError:
+        pass
+    except Exception as e:
+        _STATE["profiler_error"] = "next sitecustomize: %s: %s" % (type(e).__name__, e)
+    finally:
+        sys.path[:] = saved
+        if mine is not None:
+            sys.modules["sitecustomize"] = mine
+
+
+if _DIR:
+    if os.environ.get("R2R_PROBE_PROFILE") == "1":
+        _start_profiler()
+    atexit.register(_write)  # after torch's own handlers are registered, so it runs before them
+    _chain_next_sitecustomize()

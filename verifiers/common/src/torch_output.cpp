@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+#include <r2r/verify/text.hpp>
+#include <r2r/verify/torch_output.hpp>
+
+#include <regex>
+
+namespace r2r::verify {
+namespace {
+
+std::string none_to_empty(std::string v) {
+  v = std::string(trim(v));
+  if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') v = v.substr(1, v.size() - 2);
+  return (v == "None" || v == "N/A" || v == "Could not collect") ? std::string() : v;
+}
+
+void add_quoted(const std::string& text, std::vector<std::string>& out) {
+  static const std::regex item(R"('([^']*)')");
+  for (std::sregex_iterator it(text.begin(), text.end(), item), end; it != end; ++it) out.push_back((*it)[1]);
+}
+
+}  // namespace
+
+torch_facts parse_torch_text(std::string_view text) {
+  const std::string body(strip_source_header(text));
+  const auto lines = split_lines(body);
+  torch_facts f;
+  bool any = false;
+  static const std::regex kv(
+      R"(^\s*(PyTorch version|ROCM used to build PyTorch|CUDA used to build PyTorch|Is CUDA available|number of GPUs|Devices|Version|torch\.__version__|torch\.version\.hip|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.cuda\.get_device_name\(\d+\))(?::| =)\s*(.*)$)");
+  static const std::regex gpu_line(R"(^GPU (\d+): (.+)$)");
+  static const std::regex device_name(R"(^Device (\d+) name: ?(.*)$)");
+  static const std::regex detected(R"(^Detected (\d+) AMD device)");
+  static const std::regex repl(
+      R"(^\s*>>>>? (torch\.__version__|torch\.version\.hip|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.cuda\.device_count\(\)|torch\.cuda\.get_device_name\(\d+\)|pprint\.pp\(torch\.cuda\.get_arch_list\(\)\))\s*$)");
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string line(trim(lines[i]));
+    std::smatch m;
+    if (std::regex_match(line, m, kv)) {
+      const std::string key = m[1], value = none_to_empty(m[2]);
+      any = true;
+      if (key == "PyTorch version" || key == "torch.__version__" || key == "Version")
+        f.version = value;
+      else if (key == "ROCM used to build PyTorch" || key == "torch.version.hip")
+        f.hip = value;
+      else if (key == "CUDA used to build PyTorch" || key == "torch.version.cuda")
+        f.cuda = value;
+      else if (key == "Is CUDA available" || key == "torch.cuda.is_available()")
+        f.is_available = value == "True";
+      else if (key == "number of GPUs" || key == "Devices")
+        f.device_count = static_cast<int>(to_int(value).value_or(-1));
+      else if (key.starts_with("torch.cuda.get_device_name"))
+        f.device_names.push_back(value);
+      if (key == "number of GPUs" && i + 1 < lines.size()) add_quoted(std::string(lines[i + 1]), f.device_names);
+    } else if (line.starts_with("GPU models and configuration:")) {
+      any = true;
+      const std::string rest(trim(std::string_view(line).substr(29)));
+      static const std::regex one(R"(^(.*?) \(([^)]*)\)$)");
+      if (std::regex_match(rest, m, one)) {
+        f.device_names.push_back(m[1]);
+        f.archs.push_back(m[2]);
+      }
+      for (std::size_t k = i + 1; k < lines.size(); ++k) {
+        const std::string next(trim(lines[k]));
+        if (!std::regex_match(next, m, gpu_line)) break;
+        f.device_names.push_back(m[2]);
+      }
+    } else if (std::regex_search(line, m, detected)) {
+      any = true;
+      f.device_count = std::stoi(m[1]);
+      f.device_names.clear();  // a later listing replaces an earlier one
+    } else if (std::regex_match(line, m, device_name)) {
+      f.device_names.push_back(std::string(trim(m[2].str())));
+    } else if (std::regex_match(line, m, repl)) {
+      any = true;
+      const std::string what = m[1];
+      std::string value;
+      std::size_t k = i + 1;
+      if (k < lines.size()) value = none_to_empty(std::string(lines[k]));
+      if (what == "torch.__version__")
+        f.version = value;
+      else if (what == "torch.version.hip")
+        f.hip = value;
+      else if (what == "torch.version.cuda")
+        f.cuda = value;
+      else if (what == "torch.cuda.is_available()")
+        f.is_available = value == "True";
+      else if (what == "torch.cuda.device_count()")
+        f.device_count = static_cast<int>(to_int(value).value_or(-1));
+      else if (what.starts_with("torch.cuda.get_device_name"))
+        f.device_names.push_back(value);
+      else {  // an arch list, possibly spread over several lines up to ']'
+        std::string list;
+        for (; k < lines.size(); ++k) {
+          list += std::string(lines[k]);
+          if (lines[k].find(']') != std::string_view::npos) break;
+        }
+        add_quoted(list, f.arch_list);
+      }
+    }
+  }
+  // _CudaDeviceProperties(...) may wrap over lines: search the whole text.
+  static const std::regex props(R"(_CudaDeviceProperties\(([^)]*)\))");
+  static const std::regex prop_name(R"(\bname='([^']*)')");
+  static const std::regex prop_arch(R"(gcnArchName='([^']*)')");
+  for (std::sregex_iterator it(body.begin(), body.end(), props), end; it != end; ++it) {
+    any = true;
+    const std::string fields = (*it)[1];
+    std::smatch m;
+    if (std::regex_search(fields, m, prop_name)) f.device_names.push_back(m[1]);
+    if (std::regex_search(fields, m, prop_arch)) f.archs.push_back(m[1]);
+  }
+  if (!any) {
+    throw parse_error("torch output", "collect_env lines, torch.version / device prints or _CudaDeviceProperties",
+                      excerpt(body), "Capture the output of the torch probe or `python -m torch.utils.collect_env`");
+  }
+  return f;
+}
+
+std::vector<profiler_row> parse_profiler_table(std::string_view text) {
+  const auto lines = split_lines(strip_source_header(text));
+  std::vector<profiler_row> out;
+  std::vector<std::string_view> header;
+  std::size_t name_width = 0;
+  int dashes = 0;
+  for (const auto line : lines) {
+    if (line.starts_with("-----")) {
+      ++dashes;
+      if (dashes == 1) name_width = line.find(' ');
+      continue;
+    }
+    if (dashes == 1 && header.empty()) {
+      header = split_ws(line.substr(std::min(name_width, line.size())));
+      continue;
+    }
+    if (dashes != 2 || name_width == 0 || line.size() <= name_width) continue;
+    profiler_row r;
+    r.name = std::string(trim(line.substr(0, name_width)));
+    const auto cells = split_ws(line.substr(name_width));
+    if (cells.empty()) continue;
+    r.calls = to_int(cells.back()).value_or(0);
+    // Columns: Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, Self CUDA, ...
+    if (cells.size() >= 6) r.device = cells[5] != "0.000us";
+    out.push_back(std::move(r));
+  }
+  if (dashes < 2) {
+    throw parse_error("torch.profiler table", "a key_averages() table between dashed rules",
+                      excerpt(strip_source_header(text)), "Print prof.key_averages().table(...) in full");
+  }
+  return out;
+}
+
+double probe_report::allocated_bytes() const {
+  double total = 0;
+  for (const auto& d : devices) total += d.max_memory_allocated;
+  return total;
+}
+
+probe_report parse_probe_json(std::string_view text) {
+  constexpr std::string_view tool = "repo2rocm probe JSON";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw parse_error(tool, "one JSON object written at interpreter exit", e.what(),
+                      "The probe file is incomplete (the process was killed before exit?); re-run the workload");
+  }
+  if (!j.is_object() || !j.contains("pid")) {
+    throw parse_error(tool, "an object with \"pid\"", excerpt(text), "The file is not a repo2rocm probe output");
+  }
+  probe_report p;
+  p.pid = j.value("pid", -1LL);
+  p.ppid = j.value("ppid", -1LL);
+  if (const auto t = j.find("torch"); t != j.end() && t->is_object()) {
+    p.torch_loaded = true;
+    p.torch_version = t->value("version", std::string());
+    if ((*t)["hip"].is_string()) p.hip = (*t)["hip"].get<std::string>();
+    if ((*t)["cuda"].is_string()) p.cuda = (*t)["cuda"].get<std::string>();
+  }
+  p.is_available = j.value("is_available", false);
+  p.initialized = j.value("initialized", false);
+  for (const auto& d : j.value("devices", nlohmann::json::array())) {
+    p.devices.push_back({d.value("index", -1), d.value("name", std::string()), d.value("arch", std::string()),
+                         d.value("max_memory_allocated", 0.0)});
+  }
+  if (const auto k = j.find("kernels"); k != j.end() && k->is_object())
+    p.kernels = k->get<std::map<std::string, long long>>();
+  if (j.contains("profiler_error") && j["profiler_error"].is_string()) p.profiler_error = j["profiler_error"];
+  if (j.contains("probe_error") && j["probe_error"].is_string()) p.probe_error = j["probe_error"];
+  return p;
+}
+
+}  // namespace r2r::verify

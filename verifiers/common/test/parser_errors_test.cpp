@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// Malformed and truncated inputs: every parser throws parse_error whose message names the tool,
+// what it expected and what it found; nothing crashes.
+#include <r2r/verify/amd_smi.hpp>
+#include <r2r/verify/bundle.hpp>
+#include <r2r/verify/nvidia_smi.hpp>
+#include <r2r/verify/rocm_smi.hpp>
+#include <r2r/verify/rocminfo.hpp>
+#include <r2r/verify/rocprof.hpp>
+#include <r2r/verify/text.hpp>
+#include <r2r/verify/torch_output.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace {
+
+using namespace r2r::verify;
+using ::testing::HasSubstr;
+
+void expect_error(const std::function<void()>& f, const std::string& tool, const std::string& expected) {
+  try {
+    f();
+    ADD_FAILURE() << "no parse_error for " << tool;
+  } catch (const parse_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(tool));
+    EXPECT_THAT(e.what(), HasSubstr("expected " + expected));
+    EXPECT_THAT(e.what(), HasSubstr("found"));
+  }
+}
+
+TEST(ParserErrors, TruncatedKernelTraceRow) {
+  expect_error([] { parse_kernel_trace_csv("\"Kind\",\"Agent_Id\",\"Kernel_Name\"\n\"KERNEL_DISPATCH\",2\n"); },
+               "rocprof kernel trace CSV", "3 fields per row");
+}
+
+TEST(ParserErrors, UnclosedQuoteInKernelName) {
+  expect_error([] { parse_kernel_trace_csv("\"Kind\",\"Kernel_Name\"\n\"KERNEL_DISPATCH\",\"void f<float>(int\n"); },
+               "rocprof kernel trace CSV", "a closing");
+}
+
+TEST(ParserErrors, TraceWithoutKernelNameColumn) {
+  expect_error([] { parse_kernel_trace_csv("\"Name\",\"Calls\"\n\"k\",1\n"); }, "rocprof kernel trace CSV",
+               "a Kernel_Name");
+}
+
+TEST(ParserErrors, EmptyInputs) {
+  expect_error([] { parse_stats_csv(""); }, "rocprof statistics CSV", "a CSV header line");
+  expect_error([] { parse_rocminfo(""); }, "rocminfo", "'Agent N' blocks");
+  expect_error([] { parse_rocm_smi_showpids(""); }, "rocm-smi --showpids", "a 'KFD process information:' block");
+  expect_error([] { parse_amd_smi_process(""); }, "amd-smi process", "a PROCESS_INFO section");
+  expect_error([] { parse_nvidia_smi_table(""); }, "nvidia-smi", "the 'Driver Version");
+  expect_error([] { parse_torch_text(""); }, "torch output", "collect_env lines");
+  expect_error([] { parse_summary_table(""); }, "rocprofv3 --summary", "a 'ROCPROFV3");
+  expect_error([] { parse_amd_smi_version(""); }, "amd-smi version", "'AMDSMI Tool");
+}
+
+TEST(ParserErrors, RocminfoFailureTextIsNotAnAgentList) {
+  // What rocminfo prints without device access.
+  expect_error([] { parse_rocminfo("ROCk module is loaded\nUnable to open /dev/kfd read-write: Permission denied\n"); },
+               "rocminfo", "'Agent N' blocks");
+}
+
+TEST(ParserErrors, ShowpidsRowCutOff) {
+  expect_error(
+      [] {
+        parse_rocm_smi_showpids("KFD process information:\nPID\tPROCESS NAME\tGPU(s)\tVRAM USED\n2254756\twork\n");
+      },
+      "rocm-smi --showpids", "PID, PROCESS NAME");
+}
+
+TEST(ParserErrors, AmdSmiCsvWrongFieldCount) {
+  expect_error([] { parse_amd_smi_process("gpu,name,pid,vram_mem\n0,pt_main_thread\n"); }, "amd-smi process",
+               "4 fields per row");
+}
+
+TEST(ParserErrors, ProductNameBadJson) {
+  expect_error([] { parse_rocm_smi_productname("{\n  \"card0\": {\n    \"Card Series\": "); },
+               "rocm-smi --showproductname", "one complete JSON object");
+}
+
+TEST(ParserErrors, ProbeJsonCutOffByAKill) {
+  expect_error([] { parse_probe_json("{\"pid\": 12, \"torch\": {\"ver"); }, "repo2rocm probe JSON", "one JSON object");
+  expect_error([] { parse_probe_json("[1, 2]"); }, "repo2rocm probe JSON", "an object with \"pid\"");
+}
+
+TEST(ParserErrors, ComputeAppsWithoutPidOrName) {
+  expect_error([] { parse_nvidia_smi_compute_apps("gpu_uuid, used_memory [MiB]\nGPU-1, 10 MiB\n"); },
+               "nvidia-smi --query-compute-apps", "a pid or process_name column");
+}
+
+TEST(Bundle, SamplesWithUnparseableToolOutputKeepTheError) {
+  const auto s = parse_samples("### sample 0 1\n### tree 5 6 \n### tool rocm-smi\nrocm-smi: command failed\n");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].tree, (std::set<long long>{5, 6}));
+  EXPECT_THAT(s[0].error, HasSubstr("rocm-smi --showpids"));
+}
+
+TEST(Bundle, LogCannotOpenSections) {
+  const std::string out = "\n@@R2R-n exit\n0 1 2\n\n@@R2R-n log\nhello\n@@R2R-n probe probe-1.json\n{\"pid\":1}\n";
+  const auto s = parse_bundle(out, "n");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].name, "exit");
+  EXPECT_EQ(s[0].body, "0 1 2\n");
+  EXPECT_EQ(s[1].name, "log");
+  EXPECT_THAT(s[1].body, HasSubstr("@@R2R-n probe"));
+}
+
+TEST(Text, BytesAndAnsi) {
+  EXPECT_EQ(to_bytes("1002 MiB"), 1002.0 * 1048576);
+  EXPECT_EQ(to_bytes("2.0 MB"), 2.0 * 1048576);
+  EXPECT_FALSE(to_bytes("N/A").has_value());
+  EXPECT_EQ(strip_ansi("\x1b[37mROCk module is loaded\x1b[0m"), "ROCk module is loaded");
+  EXPECT_EQ(strip_ansi("^[3m  (DID)^[0m"), "  (DID)");
+}
+
+}  // namespace

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Registration of r2r.verifier.mode1-rocm: the shared Mode 1 verification (r2r/verify/mode1.hpp) with vendor amd.
+#include "r2r_plugin_info.hpp"
+
+#include <r2r/verify/mode1.hpp>
+
+#include <r2r/sdk/plugin.hpp>
+
+namespace r2r::verifiers {
+
+struct mode1_rocm_config : verify::mode1_config {
+  mode1_rocm_config() { vendor = "amd"; }
+};
+inline void from_json(const nlohmann::json& j, mode1_rocm_config& c) {
+  verify::from_json(j, static_cast<verify::mode1_config&>(c));
+}
+
+/// THREADING: the host serialises calls; see mode1_verifier.
+class mode1_rocm {
+ public:
+  using config = mode1_rocm_config;
+  mode1_rocm(const config& cfg, const sdk::host& host) : impl_(cfg, host) {}
+  sdk::verifier::verify_response verify(const sdk::verifier::verify_request& request, sdk::call_context& ctx) {
+    return impl_.verify(request, ctx);
+  }
+  static sdk::method_table<mode1_rocm> methods() { return sdk::verifier::methods<mode1_rocm>(); }
+
+ private:
+  verify::mode1_verifier impl_;
+};
+
+}  // namespace r2r::verifiers
+
+R2R_PLUGIN_MAIN(r2r::verifiers::mode1_rocm)
