@@ -91,8 +91,9 @@ class turn_loop {
         run_dir_(std::move(run_dir)),
         guards_(session),
         redactor_(redactor::from_process_environment()),
-        driver_(*stages.sandbox, run_dir_ / "workspace", options_.command_timeout_s,
-                [this](const std::string& c, const raw_observation& o) { log_command(c, o); }),
+        driver_(
+            *stages.sandbox, run_dir_ / "workspace", options_.command_timeout_s,
+            [this](const std::string& c, const raw_observation& o) { log_command(c, o); }, options_.sandbox_create),
         store_(driver_, run_dir_),
         stuck_(options_.stuck) {}
 

@@ -39,7 +39,8 @@ nlohmann::json options_to_json(const run_options& o) {
             {"rollback_failed_risky", o.checkpoints.rollback_failed_risky},
             {"before_risky", o.checkpoints.before_risky}}},
           {"command_timeout_s", o.command_timeout_s},
-          {"history_turns", o.history_turns}};
+          {"history_turns", o.history_turns},
+          {"sandbox_create", o.sandbox_create}};
 }
 
 core::result<run_options> options_from_json(const nlohmann::json& j) {
@@ -64,6 +65,7 @@ core::result<run_options> options_from_json(const nlohmann::json& j) {
     o.checkpoints.before_risky = k.at("before_risky").get<bool>();
     o.command_timeout_s = j.at("command_timeout_s").get<double>();
     o.history_turns = j.at("history_turns").get<std::int64_t>();
+    o.sandbox_create = j.value("sandbox_create", nlohmann::json::object());
     return o;
   } catch (const nlohmann::json::exception& e) {
     return core::fail(core::phase::io, std::string("run.json options are incomplete: ") + e.what() +

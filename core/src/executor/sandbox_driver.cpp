@@ -18,8 +18,13 @@ std::string stream_text(const nlohmann::json& r, const char* field, const char* 
 }  // namespace
 
 sandbox_driver::sandbox_driver(core::plugin_instance& sandbox, std::filesystem::path workspace, double timeout_s,
-                               std::function<void(const std::string&, const raw_observation&)> on_exec)
-    : sandbox_(sandbox), workspace_(std::move(workspace)), timeout_s_(timeout_s), on_exec_(std::move(on_exec)) {}
+                               std::function<void(const std::string&, const raw_observation&)> on_exec,
+                               nlohmann::json create_template)
+    : sandbox_(sandbox),
+      workspace_(std::move(workspace)),
+      timeout_s_(timeout_s),
+      on_exec_(std::move(on_exec)),
+      create_template_(create_template.is_object() ? std::move(create_template) : nlohmann::json::object()) {}
 
 sandbox_driver::~sandbox_driver() {
   destroy();
@@ -27,7 +32,9 @@ sandbox_driver::~sandbox_driver() {
 
 core::result<void> sandbox_driver::create(const std::string& image) {
   destroy();
-  nlohmann::json request{{"workspace", workspace_.string()}};
+  nlohmann::json request = create_template_;
+  request["workspace"] = workspace_.string();
+  request.erase("image");
   if (!image.empty()) request["image"] = image;
   auto r = sandbox_.call("create", request);
   if (!r) return tl::unexpected(r.error());

@@ -30,8 +30,10 @@ struct raw_observation {
 class sandbox_driver {
  public:
   /// `on_exec(command, observation)` is called after every exec (commands.log).
+  /// `create_template` holds extra fields of every `create` request (limits, network, GPU, env).
   sandbox_driver(core::plugin_instance& sandbox, std::filesystem::path workspace, double timeout_s,
-                 std::function<void(const std::string&, const raw_observation&)> on_exec);
+                 std::function<void(const std::string&, const raw_observation&)> on_exec,
+                 nlohmann::json create_template = nlohmann::json::object());
   ~sandbox_driver();
   sandbox_driver(const sandbox_driver&) = delete;
   sandbox_driver& operator=(const sandbox_driver&) = delete;
@@ -56,6 +58,7 @@ class sandbox_driver {
   std::filesystem::path workspace_;
   double timeout_s_;
   std::function<void(const std::string&, const raw_observation&)> on_exec_;
+  nlohmann::json create_template_;
   std::string id_;
   std::string image_;
   std::string sandbox_workspace_ = "/workspace";

@@ -68,6 +68,9 @@ struct run_options {
   checkpoint_options checkpoints;
   double command_timeout_s = 0;    // per sandbox exec; 0: the sandbox plugin's default
   std::int64_t history_turns = 0;  // most recent turns sent to the policy; 0: all
+  // Extra fields of the sandbox `create` request (limits, network, pinned GPU, env), recorded in
+  // run.json; `workspace` and `image` are always the executor's own.
+  nlohmann::json sandbox_create = nlohmann::json::object();
 
   // Optional hooks (not recorded; give them again to resume()).
   std::function<std::vector<hint>(const turn_record& last)> hints_provider;

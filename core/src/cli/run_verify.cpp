@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// The verify stage of `repo2rocm run`: the run pipeline's verify stages (r2r.verifier.mode1-rocm,
+// plus r2r.verifier.mode2-metrics in Mode 2, when the pipeline names none) against a fresh sandbox
+// on the executor's final workspace. The verifiers re-run the plan's workload themselves; nothing
+// the agent printed is read. Their responses go to RUN_DIR/verify.json for the bundle stage.
+#include "run_hooks_parts.hpp"
+
+#include <r2r/core/pipeline_session.hpp>
+#include <r2r/report/bundle.hpp>
+
+#include <fstream>
+
+namespace r2r::cli::run {
+namespace {
+
+using nlohmann::json;
+
+std::vector<core::pipeline_stage> verify_stages(const run_context& ctx) {
+  std::vector<core::pipeline_stage> out;
+  for (const auto& s : ctx.pipeline->stages)
+    if (s.stage == "verify") out.push_back(s);
+  if (!out.empty()) return out;
+  core::pipeline_stage mode1;
+  mode1.stage = "verify";
+  mode1.name = "mode1";
+  mode1.plugin.use = "r2r.verifier.mode1-rocm";
+  mode1.plugin.config = json{{"sandbox_service", "sandbox"}};
+  mode1.plugin.pointer = "/pipeline/mode1";
+  out.push_back(mode1);
+  if (ctx.options.mode == 2) {
+    core::pipeline_stage mode2;
+    mode2.stage = "verify";
+    mode2.name = "mode2";
+    mode2.plugin.use = "r2r.verifier.mode2-metrics";
+    mode2.plugin.config = json{{"require_mode1", true}};
+    mode2.plugin.pointer = "/pipeline/mode2";
+    out.push_back(mode2);
+  }
+  return out;
+}
+
+json device_of(const run_context& ctx) {
+  if (!ctx.gpu) return json{{"vendor", "none"}};
+  json d{{"vendor", "amd"}, {"index", ctx.gpu->gpu.index}};
+  if (!ctx.options.arch.empty()) d["arch"] = ctx.options.arch;
+  return d;
+}
+
+std::string to_status(const std::string& verdict) {
+  if (verdict == "pass") return "verified";
+  if (verdict == "no_device") return "no_device";
+  return "not_verified";
+}
+
+}  // namespace
+
+stage_result run_verify(run_context& ctx) {
+  stage_result r;
+  core::pipeline_config config;
+  config.file = ctx.run_dir / "verify.pipeline.json";
+  config.name = "run-verify";
+  core::plugin_use sandbox;
+  sandbox.use = ctx.sandbox.plugin_id;
+  sandbox.pointer = "/instances/sandbox";
+  config.instances["sandbox"] = sandbox;
+  config.stages = verify_stages(ctx);
+  auto session = core::pipeline_session::create(config, *ctx.registry);
+  if (!session) {
+    r.status = "failed";
+    r.message = "cannot start the verifiers: " + session.error().to_string();
+    return r;
+  }
+  core::plugin_instance* box = (*session)->resolve("sandbox");
+  json create = sandbox_create_request(ctx);
+  const auto final_workspace = ctx.run_dir / "execute" / "workspace";
+  if (std::filesystem::exists(final_workspace)) create["workspace"] = final_workspace.string();
+  auto created = box->call("create", create);
+  if (!created) {
+    r.status = "failed";
+    r.message = "cannot create the verification sandbox: " + created.error().to_string();
+    return r;
+  }
+  const std::string id = created->at("sandbox_id").get<std::string>();
+  json sandbox_ref{{"id", id}, {"workdir", created->value("sandbox_workspace", std::string("/workspace"))}};
+  if (!ctx.sandbox.image.empty()) sandbox_ref["image"] = ctx.sandbox.image;
+
+  json responses = json::array();
+  json earlier = json::array();
+  std::vector<std::string> verdicts;
+  run_verdict verdict;
+  for (const auto& member : (*session)->stages()) {
+    json request{{"plan", ctx.plan},
+                 {"mode", ctx.options.mode},
+                 {"sandbox", sandbox_ref},
+                 {"device", device_of(ctx)},
+                 {"earlier", earlier}};
+    ctx.progress->stage_progress("verify", member.stage->name + " (" + member.stage->plugin.use + ")");
+    auto response = member.instance->call("verify", request);
+    json answer = response ? *response
+                           : json{{"verdict", "error"},
+                                  {"summary", response.error().to_string()},
+                                  {"checks", json::array({json{{"name", "verifier_ran"},
+                                                               {"status", "fail"},
+                                                               {"detail", response.error().to_string()}}})}};
+    verdicts.push_back(answer.value("verdict", std::string("error")));
+    for (const auto& c : answer.value("checks", json::array()))
+      if (c.value("status", "") == "fail")
+        verdict.failed_checks.push_back(member.stage->name + "." + c.value("name", "") + ": " + c.value("detail", ""));
+    if (verdict.message.empty() || answer.value("verdict", "") != "pass")
+      verdict.message = answer.value("summary", std::string());
+    earlier.push_back(answer);
+    responses.push_back(json{{"plugin_id", member.instance->info().id},
+                             {"version", member.instance->info().version},
+                             {"stage", member.stage->name},
+                             {"response", answer}});
+  }
+  (void)box->call("destroy", json{{"sandbox_id", id}});
+
+  const std::string combined = report::combine_verdicts(verdicts);
+  verdict.status = to_status(combined);
+  verdict.details = json{{"verdict", combined}, {"verifiers", responses}};
+  ctx.verdict = verdict;
+  const auto file = ctx.run_dir / "verify.json";
+  const auto tmp = ctx.run_dir / "verify.json.tmp";
+  std::ofstream(tmp) << verdict.details.dump(2) << "\n";
+  std::filesystem::rename(tmp, file);
+  r.message = combined + (verdict.message.empty() ? "" : ": " + verdict.message);
+  r.results = json{{"verdict", combined}, {"failed_checks", verdict.failed_checks}};
+  r.outputs = {"verify.json"};
+  return r;
+}
+
+}  // namespace r2r::cli::run
