@@ -64,12 +64,12 @@ TEST_F(RunCli, UsageErrorsExit2WithWhatToDo) {
   }
 }
 
-TEST_F(RunCli, PlanAndPortOnTheExampleThenHonestlyStopsWithoutAnExecutor) {
+TEST_F(RunCli, TheExampleIsPlannedPortedExecutedAndEndsNoRocmDeviceWithAVerifiableBundle) {
   const fs::path repo = tmp.path() / "fused-rmsnorm";
   const std::string sha = r2r::test::make_example_repo("fused-rmsnorm", repo);
   const fs::path dir = tmp.path() / "run1";
   const auto r = run("'" + repo.string() + "' --json --run-dir '" + dir.string() + "'");
-  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 4) << r.out << r.err;  // this machine has no AMD GPU
 
   for (const char* f : {"run.json", "events.jsonl", "fingerprint.json", "plan.json", "Dockerfile", "repo.tar",
                         "patch.diff", "convert.json", "source/train.py", "workspace/csrc/rmsnorm_kernel.cu",
@@ -133,13 +133,36 @@ TEST_F(RunCli, PlanAndPortOnTheExampleThenHonestlyStopsWithoutAnExecutor) {
     }
   }
   EXPECT_EQ(order, (std::vector<std::string>{"+intake", "ok intake", "+plan", "ok plan", "+port", "ok port",
-                                             "+environment", "ok environment", "+execute", "unavailable execute"}));
+                                             "+environment", "ok environment", "+execute", "ok execute", "+verify",
+                                             "ok verify", "+bundle", "ok bundle"}));
   const json& verdict = events.back();
   EXPECT_EQ(verdict["event"], "verdict");
-  EXPECT_EQ(verdict["outcome"], "error");
-  EXPECT_EQ(verdict["exit_code"], 1);
-  EXPECT_THAT(verdict["message"].get<std::string>(), HasSubstr("not available in this build"));
+  EXPECT_EQ(verdict["outcome"], "no_device");
+  EXPECT_EQ(verdict["exit_code"], 4);
+  EXPECT_THAT(verdict["message"].get<std::string>(), HasSubstr("no ROCm device"));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("\"verified\"")));
+
+  // The executor ran the plan's steps through the guards in the sandbox and recorded every turn.
+  const auto trajectory = parse_events(read_text(dir / "execute/trajectory.jsonl"));
+  ASSERT_FALSE(trajectory.empty());
+  EXPECT_EQ(trajectory.front()["action"]["type"], "run");
+
+  // The bundle is complete and verifies; the verifier, not the executor, gave the verdict.
+  for (const char* f : {"Dockerfile", "patch.diff", "commands.log", "plan.json", "trajectory.jsonl", "report.json",
+                        "report.html", "MANIFEST.sha256", "repo.tar"})
+    EXPECT_TRUE(fs::exists(dir / "bundle" / f)) << f;
+  const json report = json::parse(read_text(dir / "bundle/report.json"));
+  EXPECT_EQ(report["verdict"], "no_device");
+  const auto verify_bin = r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm";
+  const auto intact = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'");
+  EXPECT_EQ(intact.exit_code, 0) << intact.out << intact.err;
+  EXPECT_THAT(intact.out, HasSubstr("verdict no_device"));
+
+  // A bundle edited after the fact fails `repo2rocm verify`.
+  { std::ofstream(dir / "bundle/trajectory.jsonl", std::ios::app) << "{}\n"; }
+  const auto edited = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'");
+  EXPECT_EQ(edited.exit_code, 1) << edited.out << edited.err;
+  EXPECT_THAT(edited.out + edited.err, HasSubstr("trajectory.jsonl"));
 }
 
 TEST_F(RunCli, ResumeSkipsCompletedStagesAndRefusesOtherArguments) {
@@ -147,11 +170,12 @@ TEST_F(RunCli, ResumeSkipsCompletedStagesAndRefusesOtherArguments) {
   r2r::test::make_example_repo("fused-rmsnorm", repo);
   const fs::path dir = tmp.path() / "run";
   const std::string args = "'" + repo.string() + "' --json --run-dir '" + dir.string() + "'";
-  ASSERT_EQ(run(args).exit_code, 1);
+  ASSERT_EQ(run(args).exit_code, 4);
   const auto plan_before = fs::last_write_time(dir / "plan.json");
+  const auto trajectory_before = read_text(dir / "execute/trajectory.jsonl");
 
   const auto again = run(args);
-  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_EQ(again.exit_code, 4) << again.err;
   std::map<std::string, std::string> status;
   for (const auto& e : parse_events(again.out)) {
     if (e["event"] == "stage_finished") status[e["stage"]] = e["status"];
@@ -160,7 +184,9 @@ TEST_F(RunCli, ResumeSkipsCompletedStagesAndRefusesOtherArguments) {
   EXPECT_EQ(status["plan"], "resumed");
   EXPECT_EQ(status["port"], "resumed");
   EXPECT_EQ(status["environment"], "ok");
-  EXPECT_EQ(status["execute"], "unavailable");
+  EXPECT_EQ(status["execute"], "ok");  // the executor resumes its own record: no turn runs twice
+  EXPECT_EQ(status["verify"], "ok");
+  EXPECT_EQ(read_text(dir / "execute/trajectory.jsonl"), trajectory_before);
   EXPECT_EQ(fs::last_write_time(dir / "plan.json"), plan_before);
   // Both runs are in the one event log.
   const auto log = parse_events(read_text(dir / "events.jsonl"));
@@ -191,10 +217,11 @@ TEST_F(RunCli, TerminalGetsALiveDisplayNotEvents) {
   // script gives the command a pseudo-terminal for stdin, stdout and stderr; -e returns its status.
   std::ofstream(tmp.path() / "inner.sh") << inner << "\n";
   const auto r = run_process("script -qec 'sh " + (tmp.path() / "inner.sh").string() + "' /dev/null");
-  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.exit_code, 4) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\x1b[2K"));
-  for (const char* stage : {"intake", "plan", "port", "environment", "execute"}) EXPECT_THAT(r.out, HasSubstr(stage));
-  EXPECT_THAT(r.out, HasSubstr("not available in this build"));
+  for (const char* stage : {"intake", "plan", "port", "environment", "execute", "verify", "bundle"})
+    EXPECT_THAT(r.out, HasSubstr(stage));
+  EXPECT_THAT(r.out, HasSubstr("no ROCm device"));
   EXPECT_THAT(r.out, HasSubstr("result: "));
   EXPECT_THAT(r.out, HasSubstr("run directory: " + dir.string()));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("\"event\"")));

@@ -65,7 +65,11 @@ class PrivateDockerd {
     const fs::path root = dir_ / ("rootfs-" + std::to_string(std::hash<std::string>{}(tag)));
     for (const char* sub : {"bin", "tmp", "etc", "workspace"}) fs::create_directories(root / sub);
     fs::copy_file("/bin/busybox", root / "bin" / "busybox");
-    for (const char* applet : {"sh", "echo", "cat", "ls", "mkdir", "sleep", "env", "rm", "true", "kill", "pwd"})
+    for (const char* applet :
+         {"sh",   "echo",  "cat",  "ls",    "mkdir", "sleep",   "env",      "rm",      "true",    "kill",   "pwd",
+          "grep", "tr",    "test", "head",  "tail",  "sed",     "cut",      "date",    "wc",      "mktemp", "find",
+          "tar",  "cp",    "mv",   "chmod", "touch", "dirname", "basename", "timeout", "ps",      "printf", "false",
+          "id",   "uname", "awk",  "sort",  "uniq",  "xargs",   "tee",      "stat",    "readlink"})
       fs::create_symlink("busybox", root / "bin" / applet);
     for (const auto& [name, body] : tools) {
       std::ofstream(root / "bin" / name) << "#!/bin/sh\n" << body;
@@ -177,6 +181,60 @@ TEST_F(RunMode0, AFailingReadmeStepIsTheBaselinesFindingExit3) {
       tmp.path(), "'" + repo.string() + "' --mode 0 --json --base-image local/not-here:1", dockerd->socket()));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.out, HasSubstr("images are never pulled"));
+}
+
+// Mode 1 end to end in the real dockerd: the example is planned, ported (gfx90a build check),
+// executed by the playbook policy through the guards in a container of the built environment,
+// verified by r2r.verifier.mode1-rocm (no AMD GPU here: no_device, the workload is not trusted), and
+// bundled; the bundle verifies and a byte changed afterwards fails `repo2rocm verify`.
+TEST_F(RunMode0, ModeOneEndsNoRocmDeviceWithACompleteVerifiableBundle) {
+  dockerd->import_base("local/r2r-run-base:py", python_tools);
+  const fs::path repo = tmp.path() / "fused-rmsnorm";
+  r2r::test::make_example_repo("fused-rmsnorm", repo);
+  const fs::path dir = tmp.path() / "mode1";
+  const auto r = run_process(r2r::test::run_command(tmp.path(),
+                                                    "'" + repo.string() +
+                                                        "' --mode 1 --json --base-image local/r2r-run-base:py "
+                                                        "--run-dir '" +
+                                                        dir.string() + "'",
+                                                    dockerd->socket()) +
+                             " 2>&1");
+  EXPECT_EQ(r.exit_code, 4) << r.out;
+  std::map<std::string, json> finished;
+  for (const auto& e : parse_events(r.out))
+    if (e["event"] == "stage_finished") finished[e["stage"]] = e;
+  EXPECT_EQ(finished["port"]["status"], "ok");
+  EXPECT_TRUE(finished["port"]["results"]["builds"].contains("gfx90a")) << finished["port"].dump();
+  EXPECT_EQ(finished["environment"]["results"]["engine"], "docker");
+  EXPECT_EQ(finished["execute"]["status"], "ok") << finished["execute"].dump();
+  EXPECT_EQ(finished["verify"]["results"]["verdict"], "no_device");
+  EXPECT_EQ(finished["bundle"]["status"], "ok") << finished["bundle"].dump();
+
+  // The playbook ran the plan's install steps and the workload in the container; the success
+  // guard denied its claim because no verifier had passed.
+  const auto turns = parse_events(read_text(dir / "execute/trajectory.jsonl"));
+  bool workload_ran = false, claim_denied = false;
+  for (const auto& t : turns) {
+    const std::string type = t["action"]["type"];
+    if (type == "run_workload" && t.contains("observation") && t["observation"]["exit_code"] == 0) workload_ran = true;
+    if (type == "claim_success" && t["decision"]["decision"] == "deny") claim_denied = true;
+  }
+  EXPECT_TRUE(workload_ran) << read_text(dir / "execute/trajectory.jsonl");
+  EXPECT_TRUE(claim_denied);
+  EXPECT_THAT(read_text(dir / "execute/workspace/r2r-steps.log"), HasSubstr("python train.py --steps 200"));
+
+  const auto bin = r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm";
+  const auto intact = run_process(bin.string() + " verify '" + (dir / "bundle").string() + "'");
+  EXPECT_EQ(intact.exit_code, 0) << intact.out << intact.err;
+  const json report = json::parse(read_text(dir / "bundle/report.json"));
+  EXPECT_EQ(report["verdict"], "no_device");
+  {
+    std::fstream f(dir / "bundle/patch.diff", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f.put('#');
+  }
+  EXPECT_EQ(run_process(bin.string() + " verify '" + (dir / "bundle").string() + "'").exit_code, 1);
+  EXPECT_EQ(dockerd->docker("ps -aq --filter label=org.repo2rocm.sandbox").out, "");
 }
 
 }  // namespace

@@ -45,9 +45,10 @@ struct run_options {
 /// The sandbox the run executes in: a plugin instance and, for container engines, the image the
 /// environment stage built from the plan.
 struct sandbox_handle {
-  std::string plugin_id;  // r2r.sandbox.docker, r2r.sandbox.local, or the pipeline's
-  std::string engine;     // docker, podman, local (as the plugin's info says)
-  std::string image;      // built environment image (container engines); empty for local
+  std::string plugin_id;                             // r2r.sandbox.docker, r2r.sandbox.local, or the pipeline's
+  nlohmann::json config = nlohmann::json::object();  // the plugin config it was created with (engine socket)
+  std::string engine;                                // docker, podman, local (as the plugin's info says)
+  std::string image;                                 // built environment image (container engines); empty for local
   std::unique_ptr<core::plugin_instance> instance;
 };
 

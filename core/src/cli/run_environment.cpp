@@ -60,6 +60,7 @@ stage_result run_environment(run_context& ctx) {
       continue;
     }
     ctx.sandbox.plugin_id = c.plugin_id;
+    ctx.sandbox.config = c.config;
     ctx.sandbox.engine = info->value("engine", "");
     ctx.sandbox.instance = std::move(*instance);
     break;

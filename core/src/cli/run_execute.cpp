@@ -33,7 +33,7 @@ json executor_pipeline(const run_context& ctx) {
     stages.push_back(
         json{{"stage", "policy"}, {"name", "playbook"}, {"use", "r2r.policy.playbook"}, {"config", json::object()}});
   stages.push_back(
-      json{{"stage", "sandbox"}, {"name", "sandbox"}, {"use", ctx.sandbox.plugin_id}, {"config", json::object()}});
+      json{{"stage", "sandbox"}, {"name", "sandbox"}, {"use", ctx.sandbox.plugin_id}, {"config", ctx.sandbox.config}});
   return json{{"version", 1},
               {"name", "run-execute"},
               {"description", "derived by `repo2rocm run` from " + ctx.pipeline->file.string()},

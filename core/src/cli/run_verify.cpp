@@ -61,6 +61,7 @@ stage_result run_verify(run_context& ctx) {
   config.name = "run-verify";
   core::plugin_use sandbox;
   sandbox.use = ctx.sandbox.plugin_id;
+  sandbox.config = ctx.sandbox.config;
   sandbox.pointer = "/instances/sandbox";
   config.instances["sandbox"] = sandbox;
   config.stages = verify_stages(ctx);
