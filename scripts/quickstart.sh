@@ -33,6 +33,6 @@ case $status in
   4) echo "quickstart: exit 4, no ROCm device: the expected, honest end on a host without an AMD GPU." \
           "The example was planned, ported and executed; nothing was claimed as verified." ;;
   3) echo "quickstart: exit 3, not verified: the failed checks are listed above." ;;
-  *) echo "quickstart: exit $status: a stage failed or is not available in this build (see the stage lines above)." ;;
+  *) echo "quickstart: exit $status: a stage failed (see the stage lines above)." ;;
 esac
 if [[ $status -ne 0 && $status -ne 4 ]]; then exit "$status"; fi
