@@ -18,6 +18,7 @@
 //   python train.py         without einops: a ModuleNotFoundError traceback on stderr, exit 1;
 //                           with it: "final loss" and whether NVIDIA wheels are still present, exit 0
 // Skips, saying why, only when dockerd/docker/busybox are not available or dockerd cannot start.
+#include "../run/private_dockerd.hpp"
 #include "executor_fixture.hpp"
 
 #include <r2r/core/embedded_schemas.hpp>
@@ -46,74 +47,6 @@ namespace fs = std::filesystem;
 
 /// dockerd with all its state under `dir` and a private socket; stopped by PID in the destructor.
 /// Never touches a system-wide engine. ready() is false when it did not answer within 30 s.
-class PrivateDockerd {
- public:
-  explicit PrivateDockerd(const fs::path& dir) : dir_(dir), socket_((dir / "d.sock").string()) {
-    fs::create_directories(dir_);
-    const auto r =
-        run_process("(dockerd --data-root '" + (dir_ / "data").string() + "' --exec-root '" + (dir_ / "x").string() +
-                    "' --pidfile '" + (dir_ / "dockerd.pid").string() + "' -H 'unix://" + socket_ +
-                    "' --storage-driver=overlay2 --iptables=false --ip6tables=false --bridge=none >'" +
-                    (dir_ / "dockerd.log").string() + "' 2>&1 & echo $!)");
-    pid_ = std::atoi(r.out.c_str());
-    for (int i = 0; i < 150 && pid_ > 0; ++i) {
-      if (docker("version --format '{{.Server.Version}}'").exit_code == 0) {
-        ready_ = true;
-        break;
-      }
-      if (kill(pid_, 0) != 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-  }
-  ~PrivateDockerd() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    for (int i = 0; i < 100 && kill(pid_, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (kill(pid_, 0) == 0) kill(pid_, SIGKILL);
-  }
-  PrivateDockerd(const PrivateDockerd&) = delete;
-  PrivateDockerd& operator=(const PrivateDockerd&) = delete;
-
-  bool ready() const { return ready_; }
-  const std::string& socket() const { return socket_; }
-  std::string log() const { return r2r::test::read_text(dir_ / "dockerd.log"); }
-  r2r::test::process_result docker(const std::string& args) const {
-    return run_process("DOCKER_HOST='unix://" + socket_ + "' docker " + args);
-  }
-
-  /// Imports a busybox rootfs as `tag` (no pull); `tools` maps extra /bin names to shell-script bodies.
-  void import_base(const std::string& tag, const std::map<std::string, std::string>& tools) const {
-    const fs::path root = dir_ / "rootfs";
-    for (const char* sub : {"bin", "tmp", "etc", "workspace", "opt/site"}) fs::create_directories(root / sub);
-    fs::copy_file(busybox_path(), root / "bin" / "busybox");
-    for (const char* applet : {"sh", "echo", "cat", "ls", "mkdir", "sleep", "env", "rm", "true", "false", "kill", "pwd",
-                               "touch", "tr", "grep", "head", "tail", "wc"})
-      fs::create_symlink("busybox", root / "bin" / applet);
-    std::ofstream(root / "etc" / "passwd") << "root:x:0:0:root:/root:/bin/sh\n";
-    std::ofstream(root / "etc" / "group") << "root:x:0:\n";
-    for (const auto& [name, body] : tools) {
-      std::ofstream(root / "bin" / name) << "#!/bin/sh\n" << body;
-      fs::permissions(root / "bin" / name, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                               fs::perms::others_read | fs::perms::others_exec);
-    }
-    const auto r = run_process("tar -C '" + root.string() + "' -c . | DOCKER_HOST='unix://" + socket_ +
-                               "' docker import -c 'ENV PATH=/bin' - " + tag);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  /// The host's static busybox, or empty when none is installed.
-  static fs::path busybox_path() {
-    for (const char* p : {"/bin/busybox", "/usr/bin/busybox"})
-      if (fs::exists(p)) return p;
-    return {};
-  }
-
- private:
-  fs::path dir_;
-  std::string socket_;
-  int pid_ = -1;
-  bool ready_ = false;
-};
 
 // The stand-ins (contract in the header comment). Every call is also logged to /opt/site/calls.log.
 const char* const pip_tool = R"sh(echo "pip $*" >> /opt/site/calls.log
@@ -217,12 +150,12 @@ class PlaybookDocker : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "dockerd needs root here; run the suite as root (CI does)";
     if (run_process("command -v dockerd >/dev/null && command -v docker >/dev/null").exit_code != 0)
       GTEST_SKIP() << "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
-    if (PrivateDockerd::busybox_path().empty()) GTEST_SKIP() << "busybox is not installed (busybox-static)";
-    dockerd = std::make_unique<PrivateDockerd>(tmp.path() / "engine");
+    if (r2r::test::private_dockerd::busybox_path().empty()) GTEST_SKIP() << "busybox is not installed (busybox-static)";
+    dockerd = std::make_unique<r2r::test::private_dockerd>(tmp.path() / "engine");
     if (!dockerd->ready()) GTEST_SKIP() << "dockerd could not start here:\n" << dockerd->log();
   }
   r2r::test::temp_dir tmp;
-  std::unique_ptr<PrivateDockerd> dockerd;
+  std::unique_ptr<r2r::test::private_dockerd> dockerd;
 };
 
 /// Index of the first line at or after `from` whose action has `type` (and, when given, whose

@@ -5,6 +5,7 @@
 // stand-ins: the README's commands really run, in order, in a container of the environment image
 // the run built on that base. A second base without `python` shows a failing baseline step.
 // Skips, saying why, only when dockerd cannot start here.
+#include "private_dockerd.hpp"
 #include "run_fixture.hpp"
 
 #include <gmock/gmock.h>
@@ -29,76 +30,17 @@ using r2r::test::run_process;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-class PrivateDockerd {
- public:
-  explicit PrivateDockerd(const fs::path& dir) : dir_(dir), socket_((dir / "d.sock").string()) {
-    const auto r =
-        run_process("(dockerd --data-root '" + (dir_ / "data").string() + "' --exec-root '" + (dir_ / "x").string() +
-                    "' --pidfile '" + (dir_ / "dockerd.pid").string() + "' -H 'unix://" + socket_ +
-                    "' --storage-driver=overlay2 --iptables=false --ip6tables=false --bridge=none >'" +
-                    (dir_ / "dockerd.log").string() + "' 2>&1 & echo $!)");
-    pid_ = std::atoi(r.out.c_str());
-    for (int i = 0; i < 150 && pid_ > 0; ++i) {
-      if (docker("version --format '{{.Server.Version}}'").exit_code == 0) {
-        ready_ = true;
-        break;
-      }
-      if (kill(pid_, 0) != 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-  }
-  ~PrivateDockerd() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    for (int i = 0; i < 100 && kill(pid_, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (kill(pid_, 0) == 0) kill(pid_, SIGKILL);
-  }
-  bool ready() const { return ready_; }
-  const std::string& socket() const { return socket_; }
-  std::string log() const { return read_text(dir_ / "dockerd.log"); }
-  r2r::test::process_result docker(const std::string& args) const {
-    return run_process("DOCKER_HOST='unix://" + socket_ + "' docker " + args);
-  }
-
-  /// Imports a busybox rootfs as `tag`; `tools` maps extra /bin names to shell-script bodies.
-  void import_base(const std::string& tag, const std::map<std::string, std::string>& tools) const {
-    const fs::path root = dir_ / ("rootfs-" + std::to_string(std::hash<std::string>{}(tag)));
-    for (const char* sub : {"bin", "tmp", "etc", "workspace"}) fs::create_directories(root / sub);
-    fs::copy_file("/bin/busybox", root / "bin" / "busybox");
-    for (const char* applet :
-         {"sh",   "echo",  "cat",  "ls",    "mkdir", "sleep",   "env",      "rm",      "true",    "kill",   "pwd",
-          "grep", "tr",    "test", "head",  "tail",  "sed",     "cut",      "date",    "wc",      "mktemp", "find",
-          "tar",  "cp",    "mv",   "chmod", "touch", "dirname", "basename", "timeout", "ps",      "printf", "false",
-          "id",   "uname", "awk",  "sort",  "uniq",  "xargs",   "tee",      "stat",    "readlink"})
-      fs::create_symlink("busybox", root / "bin" / applet);
-    for (const auto& [name, body] : tools) {
-      std::ofstream(root / "bin" / name) << "#!/bin/sh\n" << body;
-      fs::permissions(root / "bin" / name, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                               fs::perms::others_read | fs::perms::others_exec);
-    }
-    const auto r = run_process("tar -C '" + root.string() + "' -c . | DOCKER_HOST='unix://" + socket_ +
-                               "' docker import -c 'ENV PATH=/bin' - " + tag);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
- private:
-  fs::path dir_;
-  std::string socket_;
-  int pid_ = -1;
-  bool ready_ = false;
-};
-
 class RunMode0 : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "dockerd needs root here; run the suite as root (CI does)";
     if (run_process("command -v dockerd && command -v docker").exit_code != 0)
       GTEST_SKIP() << "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
-    dockerd = std::make_unique<PrivateDockerd>(tmp.path());
+    dockerd = std::make_unique<r2r::test::private_dockerd>(tmp.path());
     if (!dockerd->ready()) GTEST_SKIP() << "dockerd could not start here:\n" << dockerd->log();
   }
   r2r::test::temp_dir tmp;
-  std::unique_ptr<PrivateDockerd> dockerd;
+  std::unique_ptr<r2r::test::private_dockerd> dockerd;
 };
 
 // The stand-ins append to a log in the workspace, so the host sees what ran, where, and in which order.

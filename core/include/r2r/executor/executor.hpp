@@ -67,7 +67,9 @@ struct run_options {
   stuck_options stuck;
   checkpoint_options checkpoints;
   double command_timeout_s = 0;    // per sandbox exec; 0: the sandbox plugin's default
-  std::int64_t history_turns = 0;  // most recent turns sent to the policy; 0: all
+  // Most recent turns sent to the policy (0: all). Bounded by default so a turn costs the same at
+  // turn 300 as at turn 3 (bench/README.md); policies keep what they need of older turns in `state`.
+  std::int64_t history_turns = 32;
   // Extra fields of the sandbox `create` request (limits, network, pinned GPU, env), recorded in
   // run.json; `workspace` and `image` are always the executor's own.
   nlohmann::json sandbox_create = nlohmann::json::object();
