@@ -78,7 +78,8 @@ class Mode1Sandbox : public ::testing::Test {
 };
 
 constexpr const char* markers_on_cpu =
-    "touch workload-ran && printf 'print(\"ROCM_ENV_VERIFIED\")\\nprint(\"Success\")\\nprint(\"PAPER_RESULT_REPRODUCED\")\\n' > w.py && "
+    "touch workload-ran && printf "
+    "'print(\"ROCM_ENV_VERIFIED\")\\nprint(\"Success\")\\nprint(\"PAPER_RESULT_REPRODUCED\")\\n' > w.py && "
     "python3 w.py";
 
 TEST_F(Mode1Sandbox, RocmMarkersOnTheCpuAreNoDeviceNeverPass) {

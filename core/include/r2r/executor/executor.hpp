@@ -66,7 +66,7 @@ struct run_options {
   compaction_options compaction;
   stuck_options stuck;
   checkpoint_options checkpoints;
-  double command_timeout_s = 0;    // per sandbox exec; 0: the sandbox plugin's default
+  double command_timeout_s = 0;  // per sandbox exec; 0: the sandbox plugin's default
   // Most recent turns sent to the policy (0: all). Bounded by default so a turn costs the same at
   // turn 300 as at turn 3 (bench/README.md); policies keep what they need of older turns in `state`.
   std::int64_t history_turns = 32;

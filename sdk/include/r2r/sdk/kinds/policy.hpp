@@ -125,7 +125,7 @@ inline void from_json(const nlohmann::json& j, propose_request& r) {
   r.state = j.value("state", nlohmann::json());
 }
 inline void to_json(nlohmann::json& j, const propose_request& r) {
-  j = nlohmann::json{{"turn", r.turn}, {"plan", r.plan}, {"history", r.history}, {"hints", r.hints},
+  j = nlohmann::json{{"turn", r.turn},     {"plan", r.plan},       {"history", r.history}, {"hints", r.hints},
                      {"budget", r.budget}, {"context", r.context}, {"state", r.state}};
 }
 

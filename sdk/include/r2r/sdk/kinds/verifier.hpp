@@ -68,8 +68,8 @@ inline void from_json(const nlohmann::json& j, verify_request& r) {
   r.workload_log = j.value("workload_log", std::string());
 }
 inline void to_json(nlohmann::json& j, const verify_request& r) {
-  j = nlohmann::json{{"plan", r.plan}, {"mode", r.mode}, {"device", r.device}, {"ledger", r.ledger},
-                     {"earlier", r.earlier}};
+  j = nlohmann::json{
+      {"plan", r.plan}, {"mode", r.mode}, {"device", r.device}, {"ledger", r.ledger}, {"earlier", r.earlier}};
   if (r.sandbox) j["sandbox"] = *r.sandbox;
   if (!r.reference_metrics.empty() || !r.reference_source.empty())
     j["reference"] = nlohmann::json{{"metrics", r.reference_metrics}, {"source", r.reference_source}};
@@ -127,8 +127,11 @@ struct verify_response {
   }
 };
 inline void to_json(nlohmann::json& j, const verify_response& r) {
-  j = nlohmann::json{{"verdict", r.verdict}, {"checks", r.checks}, {"evidence", r.evidence},
-                     {"metrics", r.metrics}, {"ledger", r.ledger}};
+  j = nlohmann::json{{"verdict", r.verdict},
+                     {"checks", r.checks},
+                     {"evidence", r.evidence},
+                     {"metrics", r.metrics},
+                     {"ledger", r.ledger}};
   if (!r.summary.empty()) j["summary"] = r.summary;
   if (r.workload) j["workload"] = *r.workload;
 }
