@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "tar_archive.hpp"
 
+#include "tar_extractor.hpp"
+
+#include <r2r/support/safe_fs.hpp>
+
 #include <archive.h>
 #include <archive_entry.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <system_error>
@@ -32,26 +41,52 @@ writer_ptr open_writer(const fs::path& tar_file) {
   return w;
 }
 
-// Adds one file system object (not recursing) under `name`, reading it through a disk reader.
-void add_entry(archive* w, archive* disk, const fs::path& path, const std::string& name) {
+// Adds one object met by the walk (never following a link) under `name`. A regular file is
+// opened O_NOFOLLOW|O_NONBLOCK beneath its directory fd and its size taken from that open file, so
+// swapping it for a link or a FIFO between listing and reading cannot redirect or block the read.
+void add_entry(archive* w, const safe_fs::walk_entry& we, const std::string& name) {
   entry_ptr entry(archive_entry_new(), &archive_entry_free);
-  archive_entry_copy_sourcepath(entry.get(), path.c_str());
-  archive_entry_copy_pathname(entry.get(), path.c_str());
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) throw std::runtime_error("cannot stat " + path.string());
-  if (archive_read_disk_entry_from_file(disk, entry.get(), -1, &st) != ARCHIVE_OK) {
-    fail(disk, "cannot read " + path.string());
-  }
   archive_entry_set_pathname(entry.get(), name.c_str());
-  if (archive_write_header(w, entry.get()) != ARCHIVE_OK) fail(w, "cannot archive " + path.string());
-  if (archive_entry_filetype(entry.get()) == AE_IFREG && archive_entry_size(entry.get()) > 0) {
-    std::unique_ptr<FILE, decltype(&fclose)> in(fopen(path.c_str(), "rb"), &fclose);
-    if (!in) throw std::runtime_error("cannot open " + path.string());
-    char buffer[64 * 1024];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, in.get())) > 0) {
-      if (archive_write_data(w, buffer, n) < 0) fail(w, "cannot archive " + path.string());
+  archive_entry_set_perm(entry.get(), we.info.mode & 07777);
+  archive_entry_set_uid(entry.get(), we.info.uid);
+  archive_entry_set_gid(entry.get(), we.info.gid);
+  archive_entry_set_mtime(entry.get(), we.info.mtime_s, we.info.mtime_ns);
+  safe_fs::unique_fd in;
+  switch (we.info.type) {
+    case safe_fs::entry_type::directory:
+      archive_entry_set_filetype(entry.get(), AE_IFDIR);
+      break;
+    case safe_fs::entry_type::symlink:
+      archive_entry_set_filetype(entry.get(), AE_IFLNK);
+      archive_entry_set_symlink(entry.get(), we.link_target.c_str());
+      break;
+    case safe_fs::entry_type::fifo:
+      archive_entry_set_filetype(entry.get(), AE_IFIFO);  // header only: a FIFO is never opened
+      break;
+    case safe_fs::entry_type::regular: {
+      in = safe_fs::open_regular_at(we.dir_fd, we.info.name, we.path);
+      struct stat st {};
+      if (::fstat(in.get(), &st) != 0) throw std::runtime_error("cannot stat " + we.path);
+      archive_entry_set_filetype(entry.get(), AE_IFREG);
+      archive_entry_set_size(entry.get(), st.st_size);
+      break;
     }
+    default:
+      return;  // sockets and devices are not archived: they cannot be restored into a workspace
+  }
+  // ARCHIVE_WARN: a name that is not valid in the locale's charset, stored as raw bytes (pax
+  // hdrcharset=BINARY) and read back as such.
+  if (archive_write_header(w, entry.get()) < ARCHIVE_WARN) fail(w, "cannot archive " + we.path);
+  if (!in) return;
+  la_int64_t left = archive_entry_size(entry.get());
+  char buffer[64 * 1024];
+  while (left > 0) {
+    const ssize_t n = ::read(in.get(), buffer, static_cast<std::size_t>(std::min<la_int64_t>(left, sizeof buffer)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("cannot read " + we.path + ": " + std::strerror(errno));
+    if (n == 0) break;  // shrank while archived: libarchive pads the entry
+    if (archive_write_data(w, buffer, static_cast<std::size_t>(n)) < 0) fail(w, "cannot archive " + we.path);
+    left -= n;
   }
 }
 
@@ -75,22 +110,33 @@ void write_tar(const fs::path& source, const fs::path& tar_file, const std::stri
   std::error_code ec;
   const auto status = fs::symlink_status(source, ec);
   if (ec || !fs::exists(status)) throw std::runtime_error("no such file or directory: " + source.string());
-  auto w = open_writer(tar_file);
-  reader_ptr disk(archive_read_disk_new(), &archive_read_free);
-  archive_read_disk_set_standard_lookup(disk.get());
-  archive_read_disk_set_symlink_physical(disk.get());  // links are archived as links, never followed
   const auto join = [&](const std::string& rel) { return arcname.empty() ? rel : arcname + "/" + rel; };
-  if (!arcname.empty()) add_entry(w.get(), disk.get(), source, arcname);
-  if (fs::is_directory(status)) {
-    for (auto it = fs::recursive_directory_iterator(source, fs::directory_options::none, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      add_entry(w.get(), disk.get(), it->path(), join(it->path().lexically_relative(source).generic_string()));
+  try {
+    if (fs::is_directory(status)) {
+      const auto root = safe_fs::root::open(source, "directory being archived");
+      auto w = open_writer(tar_file);
+      if (!arcname.empty()) {
+        safe_fs::walk_entry top;
+        top.path = ".";
+        top.info = safe_fs::stat(root, "");
+        top.info.type = safe_fs::entry_type::directory;
+        add_entry(w.get(), top, arcname);
+      }
+      safe_fs::walk(root, "", [&](const safe_fs::walk_entry& we) { add_entry(w.get(), we, join(we.path)); });
+      finish(w.get(), tar_file);
+    } else {
+      const auto root = safe_fs::root::open(source.parent_path().empty() ? fs::path(".") : source.parent_path(),
+                                            "directory being archived");
+      auto w = open_writer(tar_file);
+      const std::string base = source.filename().string();
+      safe_fs::walk(root, base, [&](const safe_fs::walk_entry& we) {
+        add_entry(w.get(), we, arcname.empty() ? we.path : arcname);
+      });
+      finish(w.get(), tar_file);
     }
-    if (ec) throw std::runtime_error("cannot list " + source.string() + ": " + ec.message());
-  } else if (arcname.empty()) {
-    add_entry(w.get(), disk.get(), source, source.filename().string());
+  } catch (const safe_fs::error& e) {
+    throw std::runtime_error(std::string("cannot archive ") + source.string() + ": " + e.what());
   }
-  finish(w.get(), tar_file);
 }
 
 void write_tar_of_files(const std::map<std::string, std::string>& files, const fs::path& tar_file) {
@@ -109,46 +155,33 @@ void write_tar_of_files(const std::map<std::string, std::string>& files, const f
   finish(w.get(), tar_file);
 }
 
-std::size_t extract_tar(const fs::path& tar_file, const fs::path& destination) {
+std::size_t extract_tar(const fs::path& tar_file, const fs::path& destination, const std::string& label) {
   reader_ptr r(archive_read_new(), &archive_read_free);
   archive_read_support_format_tar(r.get());
   archive_read_support_format_gnutar(r.get());
   if (archive_read_open_filename(r.get(), tar_file.c_str(), 64 * 1024) != ARCHIVE_OK) {
     fail(r.get(), "cannot open " + tar_file.string());
   }
-  writer_ptr disk(archive_write_disk_new(), &archive_write_free);
-  archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
-                                                 ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
-  // Entry names are checked here (relative, no `..`) and joined to the canonical destination, so
-  // the absolute result is ours; libarchive still refuses to write through any symlink on the way.
-  const fs::path root = fs::canonical(destination);
-  std::size_t count = 0;
-  archive_entry* entry = nullptr;
-  int rc;
-  while ((rc = archive_read_next_header(r.get(), &entry)) == ARCHIVE_OK) {
-    const std::string name = archive_entry_pathname(entry);
-    check_member_name(name, tar_file);
-    archive_entry_copy_pathname(entry, (root / name).c_str());
-    if (const char* link = archive_entry_hardlink(entry); link != nullptr) {
-      check_member_name(link, tar_file);
-      archive_entry_copy_hardlink(entry, (root / link).c_str());
+  try {
+    const auto root = safe_fs::root::open(destination, label);
+    tar_extractor out(root);
+    std::size_t count = 0;
+    archive_entry* entry = nullptr;
+    int rc;
+    while ((rc = archive_read_next_header(r.get(), &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+      const char* raw = archive_entry_pathname(entry);
+      if (raw == nullptr) fail(r.get(), "an unreadable member name in " + tar_file.string());
+      const std::string name = raw;
+      check_member_name(name, tar_file);
+      out.entry(r.get(), entry, name, tar_file);
+      ++count;
     }
-    if (archive_write_header(disk.get(), entry) != ARCHIVE_OK) fail(disk.get(), "cannot extract " + name);
-    const void* block;
-    size_t size;
-    la_int64_t offset;
-    int d;
-    while ((d = archive_read_data_block(r.get(), &block, &size, &offset)) == ARCHIVE_OK) {
-      if (archive_write_data_block(disk.get(), block, size, offset) != ARCHIVE_OK) {
-        fail(disk.get(), "cannot write " + name);
-      }
-    }
-    if (d != ARCHIVE_EOF) fail(r.get(), "cannot read " + name + " from " + tar_file.string());
-    if (archive_write_finish_entry(disk.get()) != ARCHIVE_OK) fail(disk.get(), "cannot finish " + name);
-    ++count;
+    if (rc != ARCHIVE_EOF) fail(r.get(), "corrupt archive " + tar_file.string());
+    out.finish();
+    return count;
+  } catch (const safe_fs::error& e) {
+    throw std::runtime_error("cannot extract " + tar_file.string() + " into " + destination.string() + ": " + e.what());
   }
-  if (rc != ARCHIVE_EOF) fail(r.get(), "corrupt archive " + tar_file.string());
-  return count;
 }
 
 }  // namespace r2r::sandbox_common

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Tar archives through libarchive, streamed to and from files so memory stays bounded whatever
-// the size of a workspace. Extraction refuses absolute paths, `..` and writes through symlinks.
+// the size of a workspace. Both directions go through safe_fs (support/safe_fs): archiving walks
+// directory fds and stores links as links, never following one; extraction refuses absolute paths
+// and `..`, and never writes through a link (one created by an earlier member included).
 #pragma once
 
 #include <filesystem>
@@ -18,6 +20,8 @@ void write_tar(const std::filesystem::path& source, const std::filesystem::path&
 void write_tar_of_files(const std::map<std::string, std::string>& files, const std::filesystem::path& tar_file);
 
 /// Extracts `tar_file` under `destination` (which must exist). Returns the number of entries.
-std::size_t extract_tar(const std::filesystem::path& tar_file, const std::filesystem::path& destination);
+/// `label` names the destination in errors ("workspace"). Hardlink members become copies.
+std::size_t extract_tar(const std::filesystem::path& tar_file, const std::filesystem::path& destination,
+                        const std::string& label = "destination directory");
 
 }  // namespace r2r::sandbox_common

@@ -3,6 +3,8 @@
 
 #include "tar_archive.hpp"
 
+#include <r2r/support/safe_fs.hpp>
+
 #include <stdexcept>
 
 namespace r2r::sandbox_common {
@@ -14,12 +16,12 @@ void take_snapshot(const fs::path& workspace, const fs::path& tar_file) {
 
 void restore_snapshot(const fs::path& tar_file, const fs::path& workspace) {
   if (!fs::exists(tar_file)) throw std::runtime_error("checkpoint archive missing: " + tar_file.string());
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(workspace)) {
-    fs::remove_all(entry.path(), ec);
-    if (ec) throw std::runtime_error("cannot clear " + entry.path().string() + ": " + ec.message());
+  try {
+    safe_fs::remove_tree(safe_fs::root::open(workspace, "workspace"), "");  // links removed, never followed
+  } catch (const safe_fs::error& e) {
+    throw std::runtime_error("cannot clear the workspace " + workspace.string() + ": " + e.what());
   }
-  extract_tar(tar_file, workspace);
+  extract_tar(tar_file, workspace, "workspace");
 }
 
 }  // namespace r2r::sandbox_common

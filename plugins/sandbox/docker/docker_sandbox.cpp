@@ -8,6 +8,7 @@
 #include "workspace_snapshot.hpp"
 
 #include <r2r/sdk/error.hpp>
+#include <r2r/support/safe_fs.hpp>
 
 #include <grp.h>
 #include <sys/resource.h>
@@ -369,7 +370,7 @@ sb::copy_response docker_sandbox::copy_out(const sb::copy_request& request) {
   sb::copy_response out;
   try {
     out.bytes = static_cast<std::int64_t>(engine_.get_archive(record.container_id, request.sandbox_path, tar));
-    sandbox_common::extract_tar(tar, request.host_path);
+    sandbox_common::extract_tar(tar, request.host_path, "host directory");  // through safe_fs: no link followed
   } catch (const std::runtime_error& e) {
     fs::remove(tar);
     if (dynamic_cast<const sdk::error*>(&e) != nullptr) throw;
@@ -394,7 +395,12 @@ void docker_sandbox::remove_sandbox(const std::string& id, sandbox_record& recor
   }
   if (record.own_workspace) {
     std::error_code ec;
-    fs::remove_all(record.workspace, ec);
+    try {  // the agent's links are removed, never followed
+      safe_fs::remove_tree(safe_fs::root::open(record.workspace, "workspace"), "");
+    } catch (const safe_fs::error& e) {
+      R2R_LOG(host_, warn, "cannot empty " << record.workspace.string() << ": " << e.what());
+    }
+    fs::remove(record.workspace, ec);
     removed.push_back("directory " + record.workspace.string());
     record.own_workspace = false;
   }

@@ -8,6 +8,7 @@
 #include "workspace_snapshot.hpp"
 
 #include <r2r/sdk/error.hpp>
+#include <r2r/support/safe_fs.hpp>
 
 #include <unistd.h>
 
@@ -30,18 +31,6 @@ std::string random_token() {
   std::ostringstream out;
   out << std::hex << (rd() & 0xFFFFFF) << (rd() & 0xFFFFFF);
   return out.str();
-}
-
-std::uintmax_t tree_size(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(p)))
-    return fs::is_regular_file(fs::symlink_status(p)) ? fs::file_size(p) : 0;
-  std::uintmax_t total = 0;
-  for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->is_regular_file(ec) && !it->is_symlink(ec)) total += it->file_size(ec);
-  }
-  return total;
 }
 
 }  // namespace
@@ -224,14 +213,14 @@ sb::rollback_response local_sandbox::rollback(const sb::rollback_request& reques
   return {request.sandbox_id, request.checkpoint};
 }
 
-fs::path local_sandbox::host_path_of(const sandbox_record& record, const std::string& sandbox_path) const {
+std::string local_sandbox::workspace_rel_of(const std::string& sandbox_path) const {
   const fs::path inside = fs::path(sandbox_path).lexically_normal();
   const fs::path rel = inside.lexically_relative(cfg_.sandbox_workspace);
   if (!inside.is_absolute() || rel.empty() || *rel.begin() == "..") {
     throw sdk::invalid_argument("sandbox_path '" + sandbox_path + "' is outside the workspace " +
                                 cfg_.sandbox_workspace + " (the only persistent path of a local sandbox)");
   }
-  return rel == "." ? record.workspace : record.workspace / rel;
+  return rel == "." ? std::string() : rel.generic_string();
 }
 
 sb::copy_response local_sandbox::copy_in(const sb::copy_request& request) {
@@ -241,14 +230,26 @@ sb::copy_response local_sandbox::copy_in(const sb::copy_request& request) {
   if (!fs::exists(fs::symlink_status(source))) {
     throw sdk::invalid_argument("copy_in: host_path '" + request.host_path + "' does not exist");
   }
-  const fs::path dest_dir = host_path_of(record, request.sandbox_path);
-  if (!fs::is_directory(dest_dir))
-    throw sdk::invalid_argument("copy_in: '" + request.sandbox_path + "' is not a directory");
-  std::error_code ec;
-  fs::copy(source, dest_dir / source.filename(),
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);
-  if (ec) throw sdk::failed("copy_in: " + ec.message());
-  return {static_cast<std::int64_t>(tree_size(source))};
+  const std::string dest_dir = workspace_rel_of(request.sandbox_path);
+  // The destination is resolved beneath the workspace fd without following links: a directory the
+  // agent replaced by a link (x -> /etc) is refused, never written through.
+  try {
+    const auto workspace = safe_fs::root::open(record.workspace, "workspace");
+    if (safe_fs::stat(workspace, dest_dir).type != safe_fs::entry_type::directory) {
+      throw sdk::invalid_argument("copy_in: '" + request.sandbox_path + "' is not a directory");
+    }
+    (void)safe_fs::open_dir(workspace, dest_dir);  // refuses a link anywhere on the way
+    const fs::path parent = source.parent_path().empty() ? fs::path(".") : source.parent_path();
+    const auto host = safe_fs::root::open(parent, "host directory");
+    const std::string name = source.filename().string();
+    const auto report = safe_fs::copy_tree(host, name, workspace, dest_dir.empty() ? name : dest_dir + "/" + name);
+    for (const auto& s : report.skipped) R2R_LOG(host_, warn, "copy_in skipped " << s.path << ": " << s.reason);
+    return {static_cast<std::int64_t>(report.bytes)};
+  } catch (const safe_fs::error& e) {
+    throw sdk::invalid_argument("copy_in to '" + request.sandbox_path + "' refused: " + e.what() +
+                                " (host-side copies never follow links in the workspace; write through a "
+                                "path without links, or run the copy inside the sandbox)");
+  }
 }
 
 sb::copy_response local_sandbox::copy_out(const sb::copy_request& request) {
@@ -257,15 +258,22 @@ sb::copy_response local_sandbox::copy_out(const sb::copy_request& request) {
   if (!fs::is_directory(request.host_path)) {
     throw sdk::invalid_argument("copy_out: host_path '" + request.host_path + "' is not an existing directory");
   }
-  const fs::path source = host_path_of(record, request.sandbox_path);
-  if (!fs::exists(fs::symlink_status(source))) {
-    throw sdk::invalid_argument("copy_out: '" + request.sandbox_path + "' does not exist in the sandbox");
+  const std::string rel = workspace_rel_of(request.sandbox_path);
+  try {
+    const auto workspace = safe_fs::root::open(record.workspace, "workspace");
+    (void)safe_fs::stat(workspace, rel);  // exists, links on the way refused
+    const auto host = safe_fs::root::open(request.host_path, "host directory");
+    const std::string name = rel.empty() ? record.workspace.filename().string() : fs::path(rel).filename().string();
+    const auto report = safe_fs::copy_tree(workspace, rel, host, name);
+    for (const auto& s : report.skipped) R2R_LOG(host_, warn, "copy_out skipped " << s.path << ": " << s.reason);
+    return {static_cast<std::int64_t>(report.bytes)};
+  } catch (const safe_fs::error& e) {
+    if (e.code() == ENOENT) {
+      throw sdk::invalid_argument("copy_out: '" + request.sandbox_path + "' does not exist in the sandbox");
+    }
+    throw sdk::invalid_argument("copy_out of '" + request.sandbox_path + "' refused: " + e.what() +
+                                " (links in the workspace are copied as links, never followed)");
   }
-  std::error_code ec;
-  fs::copy(source, fs::path(request.host_path) / source.filename(),
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);
-  if (ec) throw sdk::failed("copy_out: " + ec.message());
-  return {static_cast<std::int64_t>(tree_size(source))};
 }
 
 void local_sandbox::remove_sandbox(sandbox_record& record, std::vector<std::string>& removed) {
@@ -276,7 +284,12 @@ void local_sandbox::remove_sandbox(sandbox_record& record, std::vector<std::stri
   }
   record.checkpoints.clear();
   if (record.own_workspace) {
-    fs::remove_all(record.workspace, ec);
+    try {  // the agent's links are removed, never followed
+      safe_fs::remove_tree(safe_fs::root::open(record.workspace, "workspace"), "");
+    } catch (const safe_fs::error& e) {
+      R2R_LOG(host_, warn, "cannot empty " << record.workspace.string() << ": " << e.what());
+    }
+    fs::remove(record.workspace, ec);
     removed.push_back("directory " + record.workspace.string());
     record.own_workspace = false;
   }

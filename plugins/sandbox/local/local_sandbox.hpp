@@ -3,6 +3,9 @@
 // host workspace directory; each command runs in fresh namespaces (no network unless the plan
 // needs it) with the system bound read-only, rlimits, a timeout and a process-group kill.
 // Checkpoints are tar snapshots of the workspace. No images: `image` in a plan is ignored.
+// CONTAINMENT: the agent can write the workspace, so every host-side operation on it (copy_in,
+// copy_out, checkpoint, rollback, removal) resolves paths beneath the workspace fd through safe_fs
+// and never follows a link in it; an operation that would is refused.
 // LIFETIME: the destructor removes this instance's private workspaces and snapshots.
 // THREADING: the host serialises calls on an instance; no internal locking.
 #pragma once
@@ -71,8 +74,9 @@ class local_sandbox {
   void require_bwrap() const;
   sandbox_record& find(const std::string& id);
   const std::filesystem::path& state_dir();
-  /// Host path of a path inside the sandbox's workspace; throws invalid_argument for any other.
-  std::filesystem::path host_path_of(const sandbox_record& record, const std::string& sandbox_path) const;
+  /// A path inside the sandbox's workspace as a path relative to it ("" for the workspace itself);
+  /// throws invalid_argument for any other. Resolve it with safe_fs beneath the workspace fd.
+  std::string workspace_rel_of(const std::string& sandbox_path) const;
   void remove_sandbox(sandbox_record& record, std::vector<std::string>& removed);
 
   config cfg_;

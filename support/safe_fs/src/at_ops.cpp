@@ -48,6 +48,8 @@ entry to_entry(const std::string& name, const struct stat& st) {
   e.mtime_ns = st.st_mtim.tv_nsec;
   e.inode = st.st_ino;
   e.links = st.st_nlink;
+  e.uid = st.st_uid;
+  e.gid = st.st_gid;
   return e;
 }
 

@@ -162,6 +162,12 @@ unique_fd open(const root& r, std::string_view rel, int flags, mode_t mode) {
     if (fd >= 0) return unique_fd(fd);
     const int err = errno;
     if (how == resolver::openat2 || (err != ENOSYS && err != EPERM)) explain(r, parts, shown, err);
+    // EPERM may be the file's own answer (an immutable file opened for writing): openat2 is only
+    // given up when it refuses even an O_PATH open of the root.
+    if (err == EPERM) {
+      const unique_fd probe(try_openat2(r.fd(), "", O_PATH | O_DIRECTORY | O_CLOEXEC, 0));
+      if (probe) explain(r, parts, shown, err);  // openat2 works here; the EPERM was about this path
+    }
     openat2_missing.store(true);
   }
   return walk_open(r, parts, shown, flags, mode);

@@ -178,6 +178,63 @@ TEST_F(LocalSandbox, CheckpointRollbackAndCopies) {
   EXPECT_THROW(sandbox->copy_in({id, src.string(), "/workspace/../etc"}), r2r::sdk::invalid_argument);
 }
 
+// Issue 19: `ln -s <outside> x` in the sandbox, then copy_in to /workspace/x wrote outside.
+TEST_F(LocalSandbox, CopyInThroughALinkInTheWorkspaceIsRefused) {
+  fs::create_directories(dir / "canary");
+  std::ofstream(dir / "canary" / "secret") << "keep";
+  fs::create_directory_symlink(dir / "canary", dir / "ws" / "x");
+  fs::create_directory_symlink("..", dir / "ws" / "z");
+  const fs::path src = dir / "probe.conf";
+  std::ofstream(src) << "owned";
+  try {
+    sandbox->copy_in({id, src.string(), "/workspace/x"});
+    ADD_FAILURE() << "copy_in went through the link";
+  } catch (const r2r::sdk::invalid_argument& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("x: a path component is a symbolic link; refusing to follow it out of the workspace"));
+  }
+  EXPECT_THROW(sandbox->copy_in({id, src.string(), "/workspace/z"}), r2r::sdk::invalid_argument);
+  EXPECT_FALSE(fs::exists(dir / "canary" / "probe.conf"));
+  EXPECT_FALSE(fs::exists(dir / "probe.conf.1"));
+  EXPECT_EQ(fs::directory_iterator(dir / "canary")->path().filename(), "secret");
+  // A file link at the destination name is replaced, not written through.
+  fs::create_symlink(dir / "canary" / "secret", dir / "ws" / "probe.conf");
+  sandbox->copy_in({id, src.string(), "/workspace"});
+  EXPECT_FALSE(fs::is_symlink(dir / "ws" / "probe.conf"));
+  std::ifstream in(dir / "canary" / "secret");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep");
+}
+
+TEST_F(LocalSandbox, CopyOutKeepsLinksAsLinksAndSkipsFifos) {
+  fs::create_directories(dir / "secret-dir");
+  std::ofstream(dir / "secret-dir" / "secret") << "host only";
+  ASSERT_EQ(
+      run("mkdir d && ln -s " + (dir / "secret-dir").string() + " d/x && mkfifo d/pipe && echo a > d/a").exit_code, 0);
+  fs::create_directories(dir / "out");
+  sandbox->copy_out({id, (dir / "out").string(), "/workspace/d"});
+  EXPECT_EQ(fs::read_symlink(dir / "out" / "d" / "x"), dir / "secret-dir");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "out" / "d" / "pipe")));
+  EXPECT_TRUE(fs::exists(dir / "out" / "d" / "a"));
+  // copy_out of a link itself copies the link; through it is refused.
+  EXPECT_THROW(sandbox->copy_out({id, (dir / "out").string(), "/workspace/d/x/secret"}), r2r::sdk::invalid_argument);
+}
+
+TEST_F(LocalSandbox, CheckpointWithAFifoOddNamesAndLinksDoesNotHangAndRestoresThem) {
+  ASSERT_EQ(run("mkfifo pipe && ln -s / root && ln -s .. up && printf n > \"$(printf 'new\\nline')\" && "
+                "printf b > \"$(printf 'bad\\377')\" && printf d > ./-dash")
+                .exit_code,
+            0);
+  sandbox->checkpoint({id, "odd"});
+  ASSERT_EQ(run("rm -rf -- * && ls -A | wc -l").stdout_text, "0\n");
+  sandbox->rollback({id, "odd"});
+  EXPECT_EQ(fs::symlink_status(dir / "ws" / "pipe").type(), fs::file_type::fifo);
+  EXPECT_EQ(fs::read_symlink(dir / "ws" / "root"), "/");
+  EXPECT_EQ(fs::read_symlink(dir / "ws" / "up"), "..");
+  EXPECT_TRUE(fs::exists(dir / "ws" / "new\nline"));
+  EXPECT_TRUE(fs::exists(dir / "ws" / "bad\377"));
+  EXPECT_TRUE(fs::exists(dir / "ws" / "-dash"));
+}
+
 TEST_F(LocalSandbox, FakeGpuIsPassedAndPinned) {
   sb::create_request plan;
   plan.workspace = (dir / "ws").string();

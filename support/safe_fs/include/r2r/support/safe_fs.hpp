@@ -154,6 +154,8 @@ struct entry {
   long mtime_ns = 0;
   std::uint64_t inode = 0;
   std::uint64_t links = 0;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
 };
 
 /// Entries of the directory `rel` (not `.`/`..`), sorted by name, from fstatat(AT_SYMLINK_NOFOLLOW).
