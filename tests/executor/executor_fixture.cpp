@@ -15,7 +15,7 @@ nlohmann::json guard_stage(const std::string& name, const std::string& use, nloh
 }
 
 nlohmann::json pipeline(const nlohmann::json& script, const std::vector<nlohmann::json>& guards,
-                        const nlohmann::json& usage) {
+                        const nlohmann::json& usage, const nlohmann::json& sandbox_config) {
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& g : guards) stages.push_back(g);
   nlohmann::json policy_config{{"script", script}};
@@ -25,7 +25,7 @@ nlohmann::json pipeline(const nlohmann::json& script, const std::vector<nlohmann
   stages.push_back({{"stage", "sandbox"},
                     {"name", "sandbox"},
                     {"use", "r2r.sandbox.local"},
-                    {"config", {{"default_timeout_s", 60}}}});
+                    {"config", sandbox_config.is_null() ? nlohmann::json{{"default_timeout_s", 60}} : sandbox_config}});
   return {{"version", 1},
           {"name", "executor-test"},
           {"plugins",

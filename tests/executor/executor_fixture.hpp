@@ -20,9 +20,11 @@ namespace r2r::test {
 nlohmann::json guard_stage(const std::string& name, const std::string& use,
                            nlohmann::json config = nlohmann::json::object());
 
-/// Pipeline text: the guards, the scripted policy with `script` (and `usage`), the local sandbox.
+/// Pipeline text: the guards, the scripted policy with `script` (and `usage`), the local sandbox
+/// (with `sandbox_config`, or a 60 s command timeout when that is null).
 nlohmann::json pipeline(const nlohmann::json& script, const std::vector<nlohmann::json>& guards = {},
-                        const nlohmann::json& usage = nlohmann::json::object());
+                        const nlohmann::json& usage = nlohmann::json::object(),
+                        const nlohmann::json& sandbox_config = nlohmann::json());
 
 /// A live session of a pipeline file. OWNERSHIP: holds the registry the session refers to.
 struct live_pipeline {

@@ -64,10 +64,11 @@ class private_dockerd {
       std::filesystem::create_directories(root / sub);
     std::filesystem::copy_file(busybox_path(), root / "bin" / "busybox");
     for (const char* applet :
-         {"sh",   "echo",  "cat",  "ls",    "mkdir", "sleep",   "env",      "rm",      "true",    "kill",   "pwd",
-          "grep", "tr",    "test", "head",  "tail",  "sed",     "cut",      "date",    "wc",      "mktemp", "find",
-          "tar",  "cp",    "mv",   "chmod", "touch", "dirname", "basename", "timeout", "ps",      "printf", "false",
-          "id",   "uname", "awk",  "sort",  "uniq",  "xargs",   "tee",      "stat",    "readlink"})
+         {"sh",      "echo",     "cat",     "ls",   "mkdir",  "sleep",    "env",  "rm",     "true",
+          "kill",    "pwd",      "grep",    "tr",   "test",   "head",     "tail", "sed",    "cut",
+          "date",    "wc",       "mktemp",  "find", "tar",    "cp",       "mv",   "chmod",  "touch",
+          "dirname", "basename", "timeout", "ps",   "printf", "false",    "id",   "uname",  "awk",
+          "sort",    "uniq",     "xargs",   "tee",  "stat",   "readlink", "ln",   "mkfifo", "patch"})
       std::filesystem::create_symlink("busybox", root / "bin" / applet);
     std::ofstream(root / "etc" / "passwd") << "root:x:0:0:root:/root:/bin/sh\n";
     std::ofstream(root / "etc" / "group") << "root:x:0:\n";

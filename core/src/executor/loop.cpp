@@ -8,6 +8,9 @@
 #include <r2r/executor/action.hpp>
 #include <r2r/executor/executor.hpp>
 #include <r2r/executor/trajectory.hpp>
+#include <r2r/support/safe_fs.hpp>
+
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <fstream>
@@ -246,6 +249,28 @@ class turn_loop {
     (void)commands_->append(line, false);
   }
 
+  // Creates the workspace directory `dir` inside the sandbox (mkdir -p) and resolves it there with
+  // `pwd -P`, so a link inside the workspace (src -> lib/src) keeps working. Returns the exec and,
+  // when the directory resolves outside the workspace, why the write is refused; on success the
+  // observation's stdout is the physical directory relative to the workspace ("" for the workspace
+  // itself), or `dir` itself where the sandbox printed it as binary (copy_in then refuses links).
+  std::pair<raw_observation, std::string> resolve_directory(const std::string& dir) {
+    const std::string ws = driver_.sandbox_workspace();
+    auto o =
+        driver_.exec("mkdir -p -- " + shell_quote(dir) + " && cd -- " + shell_quote(dir) + " && w=" + shell_quote(ws) +
+                     " && p=$(pwd -P) && case \"$p\" in \"$w\") echo;; \"$w\"/*) printf '%s\\n' \"${p#\"$w\"/}\";; "
+                     "*) printf '%s\\n' \"$p\"; exit 3;; esac");
+    std::string out = o.stdout_text;
+    if (!out.empty() && out.back() == '\n') out.pop_back();
+    if (o.exit_code == 3 && !o.timed_out) {
+      return {o, "the directory " + dir + " resolves to " + out + " inside the sandbox, outside the workspace " + ws +
+                     " (a symbolic link on the way leads out of it); write_file only writes inside the workspace"};
+    }
+    if (o.failed()) return {o, ""};
+    o.stdout_text = out.rfind("[binary output", 0) == 0 ? dir : out;
+    return {o, ""};
+  }
+
   // Runs an allowed action; fills line["checkpoint"] / line["rollback"] for the store's work.
   raw_observation perform(const nlohmann::json& a, nlohmann::json& line) {
     const std::string type = a.at("type").get<std::string>();
@@ -262,23 +287,27 @@ class turn_loop {
     if (type == "install") return driver_.exec(install_command(a));
     if (type == "read_file") return driver_.exec("cat -- " + shell_quote(a.at("path").get<std::string>()));
     if (type == "write_file" || type == "apply_patch") {
-      const fs::path staging = run_dir_ / "tmp" / ("turn-" + std::to_string(turn));
-      std::error_code ec;
-      fs::remove_all(staging, ec);
-      fs::create_directories(staging, ec);
       const bool write = type == "write_file";
       const fs::path rel = write ? fs::path(a.at("path").get<std::string>()).lexically_normal() : fs::path();
       const std::string name = write ? rel.filename().string() : ".r2r-patch-" + std::to_string(turn) + ".diff";
       const std::string body = a.at(write ? "content" : "patch").get<std::string>();
-      {
-        std::ofstream out(staging / name, std::ios::binary);
-        out << body;
-        if (!out) return message(1, "the executor could not stage the file in " + staging.string());
+      // Staged in the executor's own RUN_DIR/tmp, then copied by the sandbox's copy_in, which never
+      // follows a link in the workspace (see docs/executor.md, "Containment").
+      const fs::path staging = run_dir_ / "tmp" / ("turn-" + std::to_string(turn));
+      std::error_code ec;
+      fs::remove_all(staging, ec);
+      fs::create_directories(staging, ec);
+      try {
+        safe_fs::write_file(safe_fs::root::open(staging, "staging directory"), name, body);
+      } catch (const safe_fs::error& e) {
+        return message(1, "the executor could not stage the file in " + staging.string() + ": " + e.what());
       }
-      const std::string dir = write ? rel.parent_path().string() : std::string();
+      std::string dir = write ? rel.parent_path().string() : std::string();
       if (!dir.empty()) {
-        auto mk = driver_.exec("mkdir -p -- " + shell_quote(dir));
-        if (mk.failed()) return mk;
+        auto resolved = resolve_directory(dir);
+        if (!resolved.second.empty()) return message(1, "write_file " + rel.string() + ": " + resolved.second);
+        if (resolved.first.failed()) return resolved.first;
+        dir = resolved.first.stdout_text;
       }
       auto copied = driver_.copy_in(staging / name, dir);
       fs::remove_all(staging, ec);
@@ -499,10 +528,13 @@ core::result<run_outcome> run(core::pipeline_session& session, const run_options
   fs::create_directories(dir / "state", ec);
   if (ec) return core::fail(core::phase::io, "cannot create the run directory: " + ec.message(), {}, dir.string());
   if (!options.workspace_source.empty()) {
-    fs::copy(options.workspace_source, dir / "workspace", fs::copy_options::recursive | fs::copy_options::copy_symlinks,
-             ec);
-    if (ec) {
-      return core::fail(core::phase::io, "cannot copy the workspace source: " + ec.message(), {},
+    // The source is a repository (untrusted): its links are copied as links, never followed.
+    try {
+      const auto source = safe_fs::root::open(options.workspace_source, "workspace source");
+      const auto report = safe_fs::copy_tree(source, "", safe_fs::root::open(dir / "workspace", "workspace"), "");
+      for (const auto& s : report.skipped) spdlog::warn("workspace source: {} skipped ({})", s.path, s.reason);
+    } catch (const safe_fs::error& e) {
+      return core::fail(core::phase::io, std::string("cannot copy the workspace source: ") + e.what(), {},
                         options.workspace_source.string());
     }
   }

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Issue 19 in r2r.sandbox.docker on a private dockerd (tests/run/private_dockerd.hpp): the agent
+// plants links in the bind-mounted workspace (x -> /etc, y -> /, z -> .., c -> a canary on the
+// host) and writes, patches, reads, checkpoints and rolls back through them. On the host the
+// workspace's links point at the host's /etc and /, so every host-side step (the checkpoint tar,
+// the rollback's extraction) must keep them as links and never follow one.
+// Skips, saying why, only when dockerd/docker/busybox are missing or dockerd cannot start.
+#include "../run/private_dockerd.hpp"
+#include "containment_fixture.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+namespace r2r::test {
+namespace {
+
+constexpr const char* image_tag = "r2r-containment/busybox:1";
+
+class ContainmentDocker : public ContainmentFixture {
+ protected:
+  void SetUp() override {
+    ContainmentFixture::SetUp();
+    if (geteuid() != 0) GTEST_SKIP() << "dockerd needs root here; run the suite as root (CI does)";
+    if (run_process("command -v dockerd >/dev/null && command -v docker >/dev/null").exit_code != 0)
+      GTEST_SKIP() << "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
+    if (private_dockerd::busybox_path().empty()) GTEST_SKIP() << "busybox is not installed (busybox-static)";
+    dockerd = std::make_unique<private_dockerd>(dir.path() / "engine");
+    if (!dockerd->ready()) GTEST_SKIP() << "dockerd could not start here:\n" << dockerd->log();
+    dockerd->import_base(image_tag, {});
+  }
+  void TearDown() override {
+    dockerd.reset();
+    ContainmentFixture::TearDown();
+  }
+
+  std::vector<json> run(const json& script) {
+    // The engine's state stays out of the before/after comparison: it changes by design.
+    dir_before = tree_listing(dir.path(), run_dir());
+    for (auto it = dir_before.begin(); it != dir_before.end();) {
+      it = it->first.rfind("engine", 0) == 0 || it->first.rfind("sandbox-state", 0) == 0 ? dir_before.erase(it)
+                                                                                         : std::next(it);
+    }
+    json p = pipeline(script, default_guards(), json::object(),
+                      json{{"socket", dockerd->socket()},
+                           {"default_image", image_tag},
+                           {"state_dir", (dir.path() / "sandbox-state").string()},
+                           {"default_timeout_s", 60}});
+    p["pipeline"].back()["use"] = "r2r.sandbox.docker";
+    const auto file = dir.write("pipeline.json", p.dump(2));
+    live = open_pipeline(file);
+    EXPECT_TRUE(live.session);
+    if (!live.session) return {};
+    executor::run_options options;
+    options.run_dir = run_dir();
+    options.pipeline_file = file;
+    options.image = image_tag;
+    auto outcome = executor::run(*live.session, options);
+    EXPECT_TRUE(outcome) << (outcome ? "" : outcome.error().to_string());
+    return trajectory(run_dir());
+  }
+
+  void expect_nothing_outside_changed_but_the_engine() {
+    EXPECT_EQ(tree_listing(canary), canary_before);
+    EXPECT_EQ(tree_listing(hidden), hidden_before);
+    auto now = tree_listing(dir.path(), run_dir());
+    for (auto it = now.begin(); it != now.end();) {
+      it = it->first.rfind("engine", 0) == 0 || it->first.rfind("sandbox-state", 0) == 0 || it->first == "pipeline.json"
+               ? now.erase(it)
+               : std::next(it);
+    }
+    auto before = dir_before;
+    before.erase("pipeline.json");
+    EXPECT_EQ(now, before);
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path("/etc") / etc_probe));
+    EXPECT_FALSE(std::filesystem::exists(canary / "probe.conf"));
+    EXPECT_FALSE(std::filesystem::exists(run_dir() / "probe.conf"));
+  }
+
+  std::unique_ptr<private_dockerd> dockerd;
+  live_pipeline live;
+};
+
+TEST_F(ContainmentDocker, LinksOutOfTheWorkspaceAreRefusedOrContainedAndCheckpointsKeepThemAsLinks) {
+  const std::string c = canary.string();
+  const json script = json::array({
+      run_step(
+          "ln -s /etc x && ln -s " + q(c) + " c && ln -s / y && ln -s .. z && ln -s " + q(c + "/secret") +
+          " s && mkdir -p sub d && echo dd > d/f && ln -s sub in && mkfifo pipe && "
+          "printf n > \"$(printf 'new\\nline')\" && printf b > \"$(printf 'bad\\377name')\" && printf d > ./-dash"),
+      write_step("x/" + etc_probe, "owned\n"),
+      write_step("y/etc/" + etc_probe, "owned\n"),
+      write_step("z/probe.conf", "owned\n"),
+      write_step("s", "replaced\n"),
+      write_step("in/ok.txt", "ok\n"),
+      json{{"type", "apply_patch"}, {"patch", "--- a/in/ok.txt\n+++ b/in/ok.txt\n@@ -1 +1 @@\n-ok\n+patched\n"}},
+      json{{"type", "read_file"}, {"path", "in/ok.txt"}},
+      json{{"type", "checkpoint"}, {"label", "links"}},
+      run_step("rm -rf d sub in pipe && ln -s " + q(c) + " d && echo late > late.txt"),
+      json{{"type", "rollback"}, {"to", "links"}},
+      json{{"type", "read_file"}, {"path", "in/ok.txt"}},
+      json{{"type", "give_up"}, {"reason", "done"}},
+  });
+  const auto lines = run(script);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(lines.size(), 13u);
+  EXPECT_EQ(lines[0]["observation"]["exit_code"], 0) << lines[0].dump();
+  for (std::size_t i : {1, 2, 3}) {
+    EXPECT_NE(lines[i]["observation"]["exit_code"], 0) << lines[i].dump();
+    EXPECT_THAT(lines[i]["observation"]["stderr"].get<std::string>(), HasSubstr("outside the workspace"));
+  }
+  const auto ws = run_dir() / "workspace";
+  namespace fs = std::filesystem;
+  EXPECT_EQ(lines[4]["observation"]["exit_code"], 0) << lines[4].dump();
+  EXPECT_EQ(read_text(ws / "s"), "replaced\n");
+  for (std::size_t i : {5, 6, 8, 10}) EXPECT_EQ(lines[i]["observation"]["exit_code"], 0) << lines[i].dump();
+  EXPECT_EQ(lines[7]["observation"]["stdout"], "patched\n");
+  EXPECT_EQ(lines[11]["observation"]["stdout"], "patched\n");
+  EXPECT_EQ(fs::read_symlink(ws / "x"), "/etc");
+  EXPECT_EQ(fs::read_symlink(ws / "y"), "/");
+  EXPECT_EQ(fs::read_symlink(ws / "z"), "..");
+  EXPECT_EQ(fs::read_symlink(ws / "c"), canary);
+  EXPECT_EQ(fs::read_symlink(ws / "in"), "sub");
+  EXPECT_TRUE(fs::is_directory(fs::symlink_status(ws / "d")));
+  EXPECT_EQ(read_text(ws / "d" / "f"), "dd\n");
+  EXPECT_EQ(fs::symlink_status(ws / "pipe").type(), fs::file_type::fifo);
+  EXPECT_EQ(read_text(ws / "new\nline"), "n");
+  EXPECT_EQ(read_text(ws / "bad\377name"), "b");
+  EXPECT_EQ(read_text(ws / "-dash"), "d");
+  EXPECT_FALSE(fs::exists(ws / "late.txt"));
+  expect_nothing_outside_changed_but_the_engine();
+}
+
+}  // namespace
+}  // namespace r2r::test
