@@ -235,10 +235,8 @@ sb::copy_response local_sandbox::copy_in(const sb::copy_request& request) {
   // agent replaced by a link (x -> /etc) is refused, never written through.
   try {
     const auto workspace = safe_fs::root::open(record.workspace, "workspace");
-    if (safe_fs::stat(workspace, dest_dir).type != safe_fs::entry_type::directory) {
-      throw sdk::invalid_argument("copy_in: '" + request.sandbox_path + "' is not a directory");
-    }
-    (void)safe_fs::open_dir(workspace, dest_dir);  // refuses a link anywhere on the way
+    // A directory: a link anywhere on the way (the last component included) or a file is refused.
+    (void)safe_fs::open_dir(workspace, dest_dir);
     const fs::path parent = source.parent_path().empty() ? fs::path(".") : source.parent_path();
     const auto host = safe_fs::root::open(parent, "host directory");
     const std::string name = source.filename().string();
