@@ -9,8 +9,11 @@
 namespace r2r::verify {
 namespace {
 
+/// Host root (uid 0) is never the workload: collect.sh runs it unprivileged, and a workload that
+/// kept root (no privilege drop) could have written the collector's records itself.
 bool attributed(const host_process& p, const workload_identity& who) {
-  return !who.pidns.empty() && p.pidns == who.pidns && !p.nspid.empty() && who.pids.contains(p.nspid.back());
+  return p.uid != 0 && !who.pidns.empty() && p.pidns == who.pidns && !p.nspid.empty() &&
+         who.pids.contains(p.nspid.back());
 }
 
 /// pmon rows: host pid -> sm%. "-" counts as 0. nullopt when the text has no pmon header.

@@ -172,11 +172,12 @@ sdk::verifier::verify_response judge_mode1(const mode1_config& cfg, const mode1_
                                       "no_cpu_fallback",    "accelerator_components", "scale_as_planned"};
   const mode1_evidence ev = read_evidence(cfg, capture);
 
-  if (ev.fence.empty()) {
+  if (ev.fence.empty() || !ev.forged.empty()) {  // forged or unreadable output decides nothing else
     const auto integrity = check_evidence_integrity(cfg, capture, ev);
     r.checks.push_back(integrity);
     for (std::size_t i = 1; i < std::size(check_names); ++i)
-      r.checks.push_back({check_names[i], "not_verified", "no readable collector output"});
+      r.checks.push_back({check_names[i], "not_verified",
+                          ev.fence.empty() ? "no readable collector output" : "the collector output is not intact"});
     r.verdict = integrity.status == "fail" ? "fail" : "not_verified";
     r.summary = "not verified: " + integrity.detail;
     return r;

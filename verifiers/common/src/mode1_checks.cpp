@@ -58,7 +58,11 @@ std::string host_gap(const mode1_evidence& ev) {
 }  // namespace
 
 v::check check_evidence_integrity(const mode1_config&, const mode1_capture&, const mode1_evidence& ev) {
-  if (!ev.forged.empty()) return make("evidence_integrity", false, join(ev.forged));
+  if (!ev.forged.empty() || !ev.log_forged.empty()) {
+    auto all = ev.forged;
+    all.insert(all.end(), ev.log_forged.begin(), ev.log_forged.end());
+    return make("evidence_integrity", false, join(all));
+  }
   if (ev.have_exit && !ev.privdrop_ok)
     return unverified("evidence_integrity",
                       "the workload did not run as an unprivileged user: " +

@@ -32,8 +32,9 @@ void scan_markers(std::string_view out, const std::string& fence, mode1_evidence
       if (split_ws(line.substr(header.size())).front() == "log") in_log = true;
       continue;
     }
-    ev.forged.push_back("a section marker line inside the evidence" +
-                        std::string(in_log ? " (in the workload log)" : "") + ": '" + excerpt(line) + "'");
+    (in_log ? ev.log_forged : ev.forged)
+        .push_back("a section marker line inside the evidence" + std::string(in_log ? " (in the workload log)" : "") +
+                   ": '" + excerpt(line) + "'");
   }
 }
 

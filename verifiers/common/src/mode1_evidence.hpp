@@ -23,7 +23,8 @@ namespace r2r::verify::mode1_detail {
 struct mode1_evidence {
   std::string fence;
   std::vector<bundle_section> sections;
-  std::vector<std::string> forged;      // integrity failures: duplicate sections, markers in bodies, ...
+  std::vector<std::string> forged;      // the output's structure is not the collector's: decides nothing else
+  std::vector<std::string> log_forged;  // marker lines the workload printed into its own log
   std::vector<std::string> unreadable;  // truncated or unparseable evidence: cannot decide
   bool privdrop_ok = false;
   std::string privdrop;  // the collector's privdrop line

@@ -114,9 +114,15 @@ TEST_F(HostSampler, SampleNamesProcessesWithTheirNamespace) {
   EXPECT_EQ(s.procs[0].nspid.back(), ::getpid());
   EXPECT_EQ(s.procs[0].pidns, fs::read_symlink("/proc/self/ns/pid").string());
   EXPECT_EQ(s.procs[0].uid, static_cast<long long>(::getuid()));
-  const auto g = measure_gpu_share(samples, {s.procs[0].pidns, {::getpid()}}, 0, 0);
+  auto as_user = samples;  // attribution never takes a host-root process; this test may run as root
+  for (auto& x : as_user)
+    for (auto& p : x.procs) p.uid = 65534;
+  const auto g = measure_gpu_share(as_user, {s.procs[0].pidns, {::getpid()}}, 0, 0);
   EXPECT_EQ(g.active, static_cast<int>(samples.size()));
   EXPECT_DOUBLE_EQ(g.share, 1.0);
+  for (auto& x : as_user)
+    for (auto& p : x.procs) p.uid = 0;
+  EXPECT_EQ(measure_gpu_share(as_user, {s.procs[0].pidns, {::getpid()}}, 0, 0).attributed, 0);
 }
 
 }  // namespace

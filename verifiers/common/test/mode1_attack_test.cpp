@@ -143,6 +143,32 @@ TEST(Mode1Attack, SectionsWrittenBeforeTheFenceAreNotVerified) {
   EXPECT_THAT(check_named(r, "evidence_integrity").detail, HasSubstr("fence"));
 }
 
+TEST(Mode1Attack, AWholeForgedOutputBeforeTheRealOneFails) {
+  // A workload that shares the collector's uid (no privilege drop) writes a complete passing output
+  // with its own fence into the collector's pipe; the real output follows with the real fence.
+  amd_capture forged;
+  forged.fence = "00000000000000000000000000000000";
+  forged.probe = hip_probe;
+  amd_capture real;
+  real.probe = hip_probe;
+  auto c = real.capture();
+  c.collector.stdout_text = forged.text() + "\n" + c.collector.stdout_text;
+  c.nonce = r2r::verify::fence_of(c.collector.stdout_text);
+  const auto r = judge(c, "python train.py");
+  EXPECT_EQ(r.verdict, "fail") << r.summary;
+  EXPECT_THAT(check_named(r, "evidence_integrity").detail, HasSubstr("@@R2R-" + real.fence));
+}
+
+TEST(Mode1Attack, HostRootProcessIsNeverTheWorkload) {
+  amd_capture b;
+  b.probe = hip_probe;
+  auto c = b.capture();
+  for (auto& s : c.host_samples) s.procs.front().uid = 0;
+  const auto r = judge(c, "python train.py");
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_THAT(check_named(r, "kernels_on_gpu").detail, HasSubstr("listed no process of the workload"));
+}
+
 TEST(Mode1Attack, RepeatedSectionFails) {
   amd_capture b;  // even with the right fence, a second exit section (the first-one-wins trick) fails
   b.probe = hip_probe;

@@ -2,7 +2,7 @@
 // r2r-mode1-capture: Mode 1 collection without a sandbox service, for machines where the verifier
 // plugin cannot run (the NVIDIA H200 lease) and for re-judging stored captures.
 //   r2r-mode1-capture collect --vendor nvidia|amd --command CMD --out CAPTURE.json
-//                             [--timeout S] [--interval S] [--no-pmon]
+//                             [--timeout S] [--interval S] [--profile 0|1] [--no-pmon]
 //     runs `/bin/sh -c collect.sh` with the environment r2r.verifier.mode1-* gives the sandbox exec
 //     (the current environment plus collect_env), with the host sampler around it, as verify does.
 //   r2r-mode1-capture judge --plan PLAN.json --capture CAPTURE.json [--min-gpu-share F]
@@ -29,7 +29,7 @@ using namespace r2r::verify;
 int usage(const std::string& why) {
   std::cerr << "r2r-mode1-capture: " << why
             << "\nusage: r2r-mode1-capture collect --vendor nvidia|amd --command CMD --out FILE [--timeout S] "
-               "[--interval S] [--no-pmon]\n       r2r-mode1-capture judge --plan FILE --capture FILE "
+               "[--interval S] [--profile 0|1] [--no-pmon]\n       r2r-mode1-capture judge --plan FILE --capture FILE "
                "[--min-gpu-share F]\n";
   return 2;
 }
@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
       cfg.vendor = opt["vendor"];
       if (opt.contains("timeout")) cfg.timeout_s = std::stod(opt["timeout"]);
       if (opt.contains("interval")) cfg.sample_interval_s = std::stod(opt["interval"]);
+      if (opt.contains("profile")) cfg.profile = opt["profile"] != "0";
       host_sampler_config h;
       h.vendor = cfg.vendor;
       h.interval_s = cfg.sample_interval_s;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Attribution of host-side GPU samples to the workload, and the share of the workload's wall time
 // the GPU was busy for it. A host process belongs to the workload when its pid namespace is the
-// collector's and its innermost pid (NSpid) is in a process tree the collector recorded for the
-// workload. A sample is "active" when an attributed process shows SM utilisation above zero in
-// nvidia-smi pmon; without pmon rows, when an attributed process holds the GPU and the GPU's
-// utilization.gpu (NVIDIA) or gpu_busy_percent (AMD, KFD) is above zero. Pure functions.
+// collector's, its innermost pid (NSpid) is in a process tree the collector recorded for the
+// workload, and its host uid is not 0. A sample is "active" when an attributed process shows SM utilisation above zero
+// in nvidia-smi pmon; without pmon rows, when an attributed process holds the GPU and the GPU's utilization.gpu
+// (NVIDIA) or gpu_busy_percent (AMD, KFD) is above zero. Pure functions.
 #pragma once
 
 #include <r2r/verify/capture.hpp>
