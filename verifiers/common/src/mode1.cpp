@@ -314,9 +314,15 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
 sdk::verifier::verify_response mode1_verifier::judge(const sdk::verifier::judge_request& request, sdk::call_context&) {
   const mode1_expectations want = expectations_from_plan(request.plan, config_);
   const auto capture = request.capture.get<mode1_capture>();
-  if (capture.vendor != config_.vendor)
-    throw sdk::invalid_argument("capture.vendor: this verifier judges " + config_.vendor + " captures, found " +
-                                capture.vendor + "; use the verifier of that vendor");
+  if (capture.vendor != config_.vendor) {  // a capture of the other vendor decides nothing here
+    v::verify_response r;
+    r.verdict = "error";
+    r.summary = "this verifier judges " + config_.vendor + " captures, found a " + capture.vendor +
+                " capture; judge it with that vendor's verifier";
+    r.checks.push_back({"evidence_integrity", "not_verified", r.summary});
+    r.capture = request.capture;
+    return r;
+  }
   auto response = judge_mode1(config_, want, capture);
   response.capture = request.capture;
   return response;

@@ -75,7 +75,8 @@ class mode1_verifier {
  public:
   mode1_verifier(const mode1_config& cfg, const sdk::host& host);
   sdk::verifier::verify_response verify(const sdk::verifier::verify_request& request, sdk::call_context& ctx);
-  /// judge_mode1 on request.capture (throws sdk::invalid_argument on a malformed capture).
+  /// judge_mode1 on request.capture. Throws sdk::invalid_argument on a malformed capture; a capture
+  /// of the other vendor is verdict "error".
   sdk::verifier::verify_response judge(const sdk::verifier::judge_request& request, sdk::call_context& ctx);
   static sdk::method_table<mode1_verifier> methods() { return sdk::verifier::methods<mode1_verifier>(); }
 
