@@ -2,7 +2,20 @@
 // The verifier plugins loaded from the build's plugin directory and run against the real
 // r2r.sandbox.local (bubblewrap) on this machine, which has no GPU: a workload that prints every
 // success marker is still never a pass. Skips, saying why, only when bwrap cannot run here.
+// Also collect.sh run for real, in bwrap and directly as root (as on the H200, through
+// r2r-mode1-capture), with a stand-in nvidia-smi as the device and tests/data/collector-attack/
+// attack.py (nonce hunt, pipe injection, forged probe, forged sections) as the workload.
 #include "test_support.hpp"
+
+#include <r2r/verify/capture.hpp>
+#include <r2r/verify/mode1.hpp>
+#include <r2r/verify/text.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include <r2r/core/plugin_instance.hpp>
 #include <r2r/core/plugin_registry.hpp>
@@ -76,6 +89,87 @@ class Mode1Sandbox : public ::testing::Test {
   std::unique_ptr<r2r::core::plugin_instance> sandbox;
   std::string id;
 };
+
+r2r::verify::mode1_capture capture_of(const nlohmann::json& reply) {
+  r2r::verify::mode1_capture c;
+  c.vendor = "nvidia";
+  c.collector.exit_code = reply.at("exit_code");
+  c.collector.timed_out = reply.value("timed_out", false);
+  c.collector.truncated = reply.value("truncated", false);
+  c.collector.stdout_text = reply.at("stdout");
+  c.nonce = r2r::verify::fence_of(c.collector.stdout_text);
+  c.host_sampler_note = "this machine has no GPU";
+  return c;
+}
+
+r2r::sdk::verifier::verify_response judge_attack(const r2r::verify::mode1_capture& c) {
+  r2r::verify::mode1_config cfg;
+  cfg.vendor = "nvidia";
+  return r2r::verify::judge_mode1(
+      cfg, r2r::verify::expectations_from_plan({{"workload", {{"command", "python3 attack.py"}}}}, cfg), c);
+}
+
+const std::string attack_dir = std::string(R2R_TEST_DATA) + "/collector-attack";
+
+TEST_F(Mode1Sandbox, CollectorInBwrapWithAStandInDeviceNeverPasses) {
+  auto pwd = sandbox->call("exec", {{"sandbox_id", id}, {"command", "mkdir -p bin && pwd"}});
+  ASSERT_TRUE(pwd.has_value());
+  const std::string ws(r2r::verify::trim(pwd->at("stdout").get<std::string>()));
+  for (const auto& [file, to] : {std::pair{"attack.py", ws}, std::pair{"nvidia-smi", ws + "/bin"}}) {
+    auto copied =
+        sandbox->call("copy_in", {{"sandbox_id", id}, {"host_path", attack_dir + "/" + file}, {"sandbox_path", to}});
+    ASSERT_TRUE(copied.has_value()) << copied.error().to_string();
+  }
+  r2r::verify::mode1_config cfg;
+  cfg.vendor = "nvidia";
+  cfg.timeout_s = 60;
+  auto env = r2r::verify::collect_env(cfg, "python3 attack.py");
+  env["PATH"] = ws + "/bin:/usr/local/bin:/usr/bin:/bin";
+  auto reply = sandbox->call(
+      "exec", {{"sandbox_id", id}, {"command", r2r::verify::collect_script()}, {"env", env}, {"timeout_s", 120}});
+  ASSERT_TRUE(reply.has_value()) << reply.error().to_string();
+  ASSERT_EQ(reply->value("stdout_encoding", "utf-8"), "utf-8");
+  const auto c = capture_of(*reply);
+  const auto r = judge_attack(c);
+  EXPECT_THAT(r.verdict, ::testing::AnyOf("fail", "not_verified")) << r.summary << "\n" << c.collector.stdout_text;
+  // Inside bwrap's user namespace only the caller's uid is mapped: no privilege drop is possible,
+  // so the evidence is never a pass; and no nonce is in any environment or argv to find.
+  EXPECT_THAT(c.collector.stdout_text, HasSubstr("nonces found: []")) << c.collector.stdout_text;
+}
+
+TEST(Mode1Collector, DirectRunAsRootDropsPrivilegesAndTheAttackFindsNothing) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "collect.sh drops privileges only as root; this test runs as uid " << ::geteuid();
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("r2r-collector-run-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "bin");
+  fs::copy_file(attack_dir + "/attack.py", dir / "attack.py");
+  fs::copy_file(attack_dir + "/nvidia-smi", dir / "bin" / "nvidia-smi");
+  for (const auto& p : {dir, dir / "bin"})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  const std::string cap = (dir / "capture.json").string();
+  const std::string cmd =
+      "cd '" + dir.string() + "' && PATH='" + dir.string() + "/bin':$PATH '" + R2R_CAPTURE_TOOL +
+      "' collect --vendor nvidia --command 'python3 attack.py' --timeout 60 --interval 0.2 --out '" + cap + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(cap);
+  const auto c = nlohmann::json::parse(in).get<r2r::verify::mode1_capture>();
+  fs::remove_all(dir);
+  const auto r = judge_attack(c);
+  EXPECT_EQ(r.verdict, "fail") << r.summary;
+  const auto& out = c.collector.stdout_text;
+  EXPECT_TRUE(out.starts_with("@@R2R-FENCE ")) << "nothing reached the collector's stdout before its fence";
+  EXPECT_THAT(out, HasSubstr("privdrop\nok 65534"));
+  EXPECT_THAT(out, HasSubstr("nonces found: []"));
+  EXPECT_THAT(out, HasSubstr("wrote forged sections into: []")) << "no pipe of another process was writable";
+  for (const auto& ch : r.checks)
+    if (ch.name == "evidence_integrity") {
+      EXPECT_THAT(ch.detail, HasSubstr("marker line inside the evidence"));
+    }
+  ASSERT_TRUE(r.workload.has_value());
+  EXPECT_EQ(r.workload->exit_code, 3) << "the real exit code, not the forged 0";
+}
 
 constexpr const char* markers_on_cpu =
     "touch workload-ran && printf "
