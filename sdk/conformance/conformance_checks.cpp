@@ -16,7 +16,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <random>
 #include <sstream>
 
 // An instance or call the plugin reported unavailable here (R2R_ERR_UNAVAILABLE: no engine, server,
