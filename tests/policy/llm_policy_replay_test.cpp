@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // r2r.policy.llm as a pipeline stage with r2r.llm.replay as the pipeline's `llm` instance answering
-// from inline cassettes in the recorded response format. The expected requests are built with the
-// policy's own prompt functions, so a changed prompt fails replay with its first difference.
+// from inline cassettes in the recorded response format. The cassettes' requests come from the
+// hand-reviewed golden files in plugins/policy/llm/test/golden (the whole first request of the
+// failed-workload turn, its system prompt, the feedback template), not from the policy's prompt
+// functions: a changed prompt is a replay mismatch, and the PinnedPrompt tests compare the prompt
+// functions with the golden files byte for byte.
+#include "../unit/golden_file.hpp"
 #include "../unit/test_support.hpp"
 #include "knowledge_base.hpp"
 #include "prompt.hpp"
@@ -61,6 +65,67 @@ r2r::sdk::policy::propose_request failed_workload() {
   return r;
 }
 
+std::filesystem::path golden(const std::string& name) {
+  return std::filesystem::path(R2R_POLICY_GOLDEN) / name;
+}
+
+/// The reviewed first request of the failed-workload turn.
+r2r::sdk::llm::complete_request golden_request() {
+  return json::parse(r2r::test::read_golden(golden("request.failed_workload.json")))
+      .get<r2r::sdk::llm::complete_request>();
+}
+
+/// The reviewed system prompt of the failed-workload turn.
+std::string golden_system() {
+  return r2r::test::read_golden(golden("system_prompt.failed_workload.txt"));
+}
+
+/// The reviewed feedback after a reply without a tool call, saying `problem`.
+r2r::sdk::llm::message golden_feedback(const std::string& problem) {
+  std::string text = r2r::test::read_golden(golden("feedback.txt"));
+  text.replace(text.find("{problem}"), 9, problem);
+  return {"user", {content_block::make_text(text)}};
+}
+
+// The prompt functions against the reviewed golden files, byte for byte. The golden files say what
+// the design requires (GPU only, no stubs, no NVIDIA wheels, no silent SDPA swap, no
+// HSA_OVERRIDE_GFX_VERSION, success only from the verifier); see docs/policies.md.
+TEST(PinnedPrompt, SystemPromptIsTheReviewedGoldenText) {
+  const std::string m = r2r::test::golden_mismatch(golden("system_prompt.failed_workload.txt"),
+                                                   system_prompt(failed_workload(), knowledge_base::builtin()));
+  EXPECT_TRUE(m.empty()) << m;
+}
+
+TEST(PinnedPrompt, RenderedRequestIsTheReviewedGoldenRequest) {
+  const auto request = build_request(failed_workload(), knowledge_base::builtin(), prompt_options{});
+  const std::string m =
+      r2r::test::golden_mismatch(golden("request.failed_workload.json"), json(request).dump(2) + "\n");
+  EXPECT_TRUE(m.empty()) << m;
+}
+
+TEST(PinnedPrompt, FeedbackIsTheReviewedGoldenTemplate) {
+  const auto reply = recorded(json::array({{{"type", "text"}, {"text", "prose"}}}), "end_turn", 1, 0)
+                         .get<r2r::sdk::llm::complete_response>();
+  const auto m = feedback_message(reply, "{problem}");
+  ASSERT_EQ(m.content.size(), 1u);
+  const std::string mismatch = r2r::test::golden_mismatch(golden("feedback.txt"), m.content[0].text);
+  EXPECT_TRUE(mismatch.empty()) << mismatch;
+}
+
+TEST(PinnedPrompt, GoldenFilesSayWhatTheDesignRequires) {
+  const std::string system = golden_system();
+  for (const char* rule :
+       {"never fall back to the CPU", "never hide the GPU", "never reduce the model, data, batch size or steps",
+        "No stubs", "Never install NVIDIA wheels",
+        "Never swap flash-attn or another accelerated component for "
+        "SDPA",
+        "Never set HSA_OVERRIDE_GFX_VERSION", "Success is decided only by the verifier",
+        "printed markers are never evidence"}) {
+    EXPECT_THAT(system, HasSubstr(rule));
+  }
+  EXPECT_EQ(golden_request().system, system);
+}
+
 class LlmPolicyReplay : public ::testing::Test {
  protected:
   LlmPolicyReplay() {
@@ -98,7 +163,7 @@ class LlmPolicyReplay : public ::testing::Test {
 
 TEST_F(LlmPolicyReplay, AToolCallBecomesTheProposedActionWithUsage) {
   const auto request = failed_workload();
-  const auto llm_request = build_request(request, knowledge_base::builtin(), prompt_options{});
+  const auto llm_request = golden_request();
   const json answer = recorded(json::array({{{"type", "text"}, {"text", "timm is missing; install it."}},
                                             {{"type", "tool_call"},
                                              {"id", "toolu_01"},
@@ -115,7 +180,7 @@ TEST_F(LlmPolicyReplay, AToolCallBecomesTheProposedActionWithUsage) {
 
 TEST_F(LlmPolicyReplay, MalformedRepliesGetFeedbackThenTheTurnGivesUp) {
   const auto request = failed_workload();
-  auto first = build_request(request, knowledge_base::builtin(), prompt_options{});
+  auto first = golden_request();
   const json prose =
       recorded(json::array({{{"type", "text"}, {"text", "I would install timm."}}}), "end_turn", 5000, 0.02);
   const json bad_call = recorded(
@@ -125,7 +190,7 @@ TEST_F(LlmPolicyReplay, MalformedRepliesGetFeedbackThenTheTurnGivesUp) {
   auto second = first;
   const auto prose_reply = prose.get<r2r::sdk::llm::complete_response>();
   second.messages.push_back(assistant_message(prose_reply));
-  second.messages.push_back(feedback_message(prose_reply, "the reply has no tool call"));
+  second.messages.push_back(golden_feedback("the reply has no tool call"));
   const json r = propose(
       request, json::array({{{"request", first}, {"response", prose}}, {{"request", second}, {"response", bad_call}}}),
       json{{"max_invalid_replies", 2}});
@@ -148,7 +213,9 @@ TEST_F(LlmPolicyReplay, TrimmedContextIsWhatTheModelSees) {
   prompt_options opts;
   opts.context_budget_tokens = 8000;
   opts.keep_last_turns = 3;
-  const auto llm_request = build_request(request, knowledge_base::builtin(), opts);
+  // The trimmed history comes from the renderer; the rules come from the reviewed golden system prompt.
+  auto llm_request = build_request(request, knowledge_base::builtin(), opts);
+  llm_request.system = golden_system();
   EXPECT_LE(estimate_tokens(llm_request), 8000);
   const json answer = recorded(json::array({{{"type", "tool_call"},
                                              {"id", "toolu_03"},

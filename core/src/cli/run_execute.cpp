@@ -20,8 +20,8 @@ json stage_entry(const core::pipeline_stage& s) {
   return json{{"stage", s.stage}, {"name", s.name}, {"use", s.plugin.use}, {"config", s.plugin.config}};
 }
 
-/// The executor's pipeline: the run pipeline's guards and policy, and a sandbox stage on the
-/// plugin the environment stage chose.
+/// The executor's pipeline: the run pipeline's instances, guards and policy, and a sandbox stage on
+/// the plugin the environment stage chose.
 json executor_pipeline(const run_context& ctx) {
   json stages = json::array();
   bool has_policy = false;
@@ -34,10 +34,19 @@ json executor_pipeline(const run_context& ctx) {
         json{{"stage", "policy"}, {"name", "playbook"}, {"use", "r2r.policy.playbook"}, {"config", json::object()}});
   stages.push_back(
       json{{"stage", "sandbox"}, {"name", "sandbox"}, {"use", ctx.sandbox.plugin_id}, {"config", ctx.sandbox.config}});
-  return json{{"version", 1},
-              {"name", "run-execute"},
-              {"description", "derived by `repo2rocm run` from " + ctx.pipeline->file.string()},
-              {"pipeline", stages}};
+  // The run pipeline's instances (the `llm` a policy calls, for example) are services of these stages.
+  json instances = json::object();
+  for (const auto& [name, use] : ctx.pipeline->instances) {
+    json entry{{"use", use.use}, {"config", use.config}};
+    if (use.log_level) entry["log_level"] = *use.log_level;
+    instances[name] = std::move(entry);
+  }
+  json out{{"version", 1},
+           {"name", "run-execute"},
+           {"description", "derived by `repo2rocm run` from " + ctx.pipeline->file.string()},
+           {"pipeline", stages}};
+  if (!instances.empty()) out["instances"] = std::move(instances);
+  return out;
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
       }
       b.status = "passed";
       b.failure_class = "none";
-      b.message = "compiled for " + arch + ", numerics unchecked: no ROCm device";
+      b.message = "compiled for " + arch;  // the numerics outcome is appended once the gate decided
       out.push_back(std::move(b));
     }
     return {};
@@ -192,11 +192,16 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
   // The numerical gate for `path` when a harness spec is beside its original (base_root) or its
   // input (root); nullopt when there is none or the gate is disabled. A bad spec is an error
   // diagnostic, not a verdict.
-  const auto run_numerics = [&](const std::string& path, const std::string& candidate,
-                                convert::conversion& result) -> std::optional<numerics::gate_result> {
-    if (!config_.numerics.enabled) return std::nullopt;
+  // `why_not` says why there is no verdict when it returns nullopt.
+  const auto run_numerics = [&](const std::string& path, const std::string& candidate, convert::conversion& result,
+                                std::string& why_not) -> std::optional<numerics::gate_result> {
     const fs::path rel(path);
     const fs::path spec_rel = rel.parent_path() / (rel.stem().string() + config_.numerics.spec_suffix);
+    if (!config_.numerics.enabled) {
+      why_not = "the numerical gate is disabled (numerics.enabled is false)";
+      return std::nullopt;
+    }
+    why_not = "no harness spec " + spec_rel.string() + " beside the file";
     std::optional<fs::path> spec_path;
     for (const auto& dir : {request.base_root, request.root}) {
       std::error_code ec;
@@ -223,6 +228,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
       return numerics::run_gate(in, devices(), dir, std::chrono::seconds(config_.numerics.timeout_seconds), cancelled);
     } catch (const std::exception& e) {
       if (ctx.cancelled()) throw sdk::cancelled();
+      why_not = "the harness spec could not be used (see the numerics-spec diagnostic)";
       result.diagnostics.push_back(make_diag(path, 1, "error", "numerics-spec",
                                              "the numerical gate could not run: " + std::string(e.what()),
                                              "fix " + spec_path->string()));
@@ -345,8 +351,9 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
         }
       }
       std::optional<numerics::gate_result> gate;
+      std::string no_gate_why;
       if (kind.empty()) {
-        gate = run_numerics(input.path, candidate, result);
+        gate = run_numerics(input.path, candidate, result, no_gate_why);
         if (gate && gate->verdict == "fail") {
           kind = "numerical mismatch";
           problem = gate->summary();
@@ -357,7 +364,17 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
         llm_request.messages.push_back(text_message("user", agentic::feedback_message(kind, problem)));
         continue;
       }
-      // Accepted.
+      // Accepted. What the numerical gate actually did, as the build results and edit notes say it.
+      const std::string numerics_note =
+          gate ? (gate->verdict == "pass" ? std::string("numerics matched the CUDA original")
+                                          : "numerics " + gate->verdict + " (reference: " + gate->reference + ")")
+               : "numerics unchecked: " + no_gate_why;
+      for (std::size_t i = 0; i < attempt_builds.size(); ++i) {
+        auto& b = attempt_builds[i];
+        if (b.status != "passed") continue;
+        b.message += "; " + numerics_note;
+        if (gate && i < gate->candidate.size()) b.message += "; rewrite: " + gate->candidate[i];
+      }
       for (const auto& e : parsed.edits) {
         std::string fixes;
         for (const auto& h : hazards) {
@@ -370,7 +387,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
                                                "lines " + std::to_string(e.range.first) + "-" +
                                                    std::to_string(e.range.last) +
                                                    " rewritten by the llm; fixes: " + fixes,
-                                               "review the diff; numerics unchecked: no ROCm device"));
+                                               "review the diff; " + numerics_note));
       }
       if (gate) {
         result.stats[gate->verdict == "pass" ? "numerics_pass" : "numerics_unchecked"] += 1;

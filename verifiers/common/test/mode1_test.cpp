@@ -162,6 +162,7 @@ TEST(Mode1Plan, MissingWorkloadCommandIsAnError) {
   EXPECT_THROW(expectations_from_plan({{"workload", nullptr}}, cfg), r2r::sdk::invalid_argument);
   try {
     expectations_from_plan(nlohmann::json::object(), cfg);
+    FAIL() << "a plan without workload.command was accepted";
   } catch (const r2r::sdk::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("plan.workload.command"));
   }

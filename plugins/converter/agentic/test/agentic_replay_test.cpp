@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // r2r.converter.agentic as a pipeline stage, with r2r.llm.replay as the pipeline's `llm` instance
 // answering from inline cassettes, and the real hipcc compiling each rewrite for gfx90a. The
-// cassettes' requests are built with the converter's own prompt functions from the fixtures' hazard
-// scan, so a changed prompt fails replay with its first difference.
+// cassettes' requests are built from the hand-reviewed golden files in test/golden (the system
+// prompt, the feedback template and the whole first request for warp_reduce.hip), not from the
+// converter's prompt functions: a changed prompt is a replay mismatch, and the PinnedPrompt tests
+// compare the prompt functions with the golden files byte for byte.
+#include "../../../../tests/unit/golden_file.hpp"
 #include "../../../../tests/unit/test_support.hpp"
 #include "hazard_scanner.hpp"
 #include "prompt.hpp"
@@ -36,6 +39,23 @@ std::string fixture_text(const std::string& name) {
   return s.str();
 }
 
+std::filesystem::path golden(const std::string& name) {
+  return std::filesystem::path(R2R_AGENTIC_GOLDEN) / name;
+}
+
+/// The reviewed system prompt.
+std::string golden_system() {
+  return r2r::test::read_golden(golden("system_prompt.txt"));
+}
+
+/// The reviewed feedback after an attempt that was not accepted, for `kind` and `problem`.
+std::string golden_feedback(const std::string& kind, const std::string& problem) {
+  std::string text = r2r::test::read_golden(golden("feedback.txt"));
+  text.replace(text.find("{kind}"), 6, kind);
+  text.replace(text.find("{problem}"), 9, problem);
+  return text;
+}
+
 /// The hazards at warning or above that the hazards scanner finds in `text`.
 std::vector<r2r::sdk::converter::hazard> scanned(const std::string& name, const std::string& text) {
   std::vector<r2r::sdk::converter::hazard> hazards;
@@ -44,21 +64,27 @@ std::vector<r2r::sdk::converter::hazard> scanned(const std::string& name, const 
   return hazards;
 }
 
-/// The first request the converter sends for `name` when its hazards are `hazards`.
+/// The first request the converter must send for `name` when its hazards are `hazards`: the
+/// reviewed system prompt with the file's hazards and regions.
 r2r::sdk::llm::complete_request first_request_with(const std::string& name, const std::string& text,
                                                    const std::vector<r2r::sdk::converter::hazard>& hazards) {
   const auto lines = static_cast<std::int64_t>(agentic::split_lines(text).size());
-  return agentic::first_request(name, text, hazards, agentic::hazard_regions(hazards, lines, context), archs,
-                                max_tokens);
+  auto request =
+      agentic::first_request(name, text, hazards, agentic::hazard_regions(hazards, lines, context), archs, max_tokens);
+  request.system = golden_system();
+  return request;
 }
 
-/// The first request the converter sends for `name` (hazards at warning or above).
+/// The first request the converter must send for `name` (hazards at warning or above); for the
+/// unchanged warp_reduce.hip fixture, the whole reviewed golden request.
 r2r::sdk::llm::complete_request first_request_for(const std::string& name, const std::string& text) {
+  if (name == "warp_reduce.hip" && text == fixture_text(name)) {
+    return json::parse(r2r::test::read_golden(golden("first_request.warp_reduce.json")))
+        .get<r2r::sdk::llm::complete_request>();
+  }
   const auto hazards = scanned(name, text);
   EXPECT_FALSE(hazards.empty()) << name << " has no hazard to rewrite";
-  const auto lines = static_cast<std::int64_t>(agentic::split_lines(text).size());
-  return agentic::first_request(name, text, hazards, agentic::hazard_regions(hazards, lines, context), archs,
-                                max_tokens);
+  return first_request_with(name, text, hazards);
 }
 
 json answer(const std::string& text, int tokens = 120, double cost = 0.001) {
@@ -80,6 +106,43 @@ json follow_up(r2r::sdk::llm::complete_request previous, const std::string& said
   previous.messages.push_back({"assistant", {r2r::sdk::llm::content_block::make_text(said)}});
   previous.messages.push_back({"user", {r2r::sdk::llm::content_block::make_text(feedback)}});
   return previous;
+}
+
+// The prompt functions against the reviewed golden files, byte for byte. The golden files say what
+// the design requires (no stubs, no CPU fallback, no kernel swapped for a framework op such as SDPA,
+// wave64 masks); see docs/conversion.md.
+TEST(PinnedPrompt, SystemPromptIsTheReviewedGoldenText) {
+  const std::string m = r2r::test::golden_mismatch(golden("system_prompt.txt"), agentic::system_prompt());
+  EXPECT_TRUE(m.empty()) << m;
+}
+
+TEST(PinnedPrompt, FeedbackIsTheReviewedGoldenTemplate) {
+  const std::string m =
+      r2r::test::golden_mismatch(golden("feedback.txt"), agentic::feedback_message("{kind}", "{problem}"));
+  EXPECT_TRUE(m.empty()) << m;
+}
+
+TEST(PinnedPrompt, FirstRequestForWarpReduceIsTheReviewedGoldenRequest) {
+  const std::string name = "warp_reduce.hip";
+  const std::string text = fixture_text(name);
+  const auto hazards = scanned(name, text);
+  const auto lines = static_cast<std::int64_t>(agentic::split_lines(text).size());
+  const auto request =
+      agentic::first_request(name, text, hazards, agentic::hazard_regions(hazards, lines, context), archs, max_tokens);
+  const std::string m =
+      r2r::test::golden_mismatch(golden("first_request.warp_reduce.json"), json(request).dump(2) + "\n");
+  EXPECT_TRUE(m.empty()) << m;
+}
+
+TEST(PinnedPrompt, GoldenFilesSayWhatTheDesignRequires) {
+  const std::string system = r2r::test::read_golden(golden("system_prompt.txt"));
+  for (const char* rule : {"no CPU fallback", "no stubs", "never delete, empty or disable a kernel",
+                           "never drop __global__", "never replace a kernel by a host loop or a framework op", "SDPA",
+                           "64-lane wavefronts", "64-bit lane masks", "instead of inline PTX"}) {
+    EXPECT_THAT(system, HasSubstr(rule));
+  }
+  const json first = json::parse(r2r::test::read_golden(golden("first_request.warp_reduce.json")));
+  EXPECT_EQ(first.at("system"), system);
 }
 
 class AgenticReplay : public ::testing::Test {
@@ -123,8 +186,9 @@ class AgenticReplay : public ::testing::Test {
     return *response;
   }
 
-  /// Asserts one accepted rewrite of `name` that compiled for gfx90a and fixes `rule`.
-  void expect_accepted(const json& r, const std::string& rule, const std::string& new_line) {
+  /// Asserts one accepted rewrite of `name` that compiled for gfx90a and fixes `rule`; `with_spec`:
+  /// a harness spec is beside the file (the numerical gate ran).
+  void expect_accepted(const json& r, const std::string& rule, const std::string& new_line, bool with_spec = false) {
     ASSERT_EQ(r.at("files").size(), 1u) << r.dump(2);
     const json& f = r.at("files")[0];
     EXPECT_EQ(f.at("status"), "converted") << r.dump(2);
@@ -138,7 +202,12 @@ class AgenticReplay : public ::testing::Test {
     EXPECT_TRUE(noted) << "no edit note names " << rule << ": " << f.at("diagnostics").dump(2);
     ASSERT_EQ(r.at("builds").size(), 1u) << r.dump(2);
     EXPECT_EQ(r.at("builds")[0].at("status"), "passed") << r.at("builds")[0].dump(2);
-    EXPECT_EQ(r.at("builds")[0].at("message"), "compiled for gfx90a, numerics unchecked: no ROCm device");
+    if (with_spec) return;
+    // Without a harness spec beside the file the gate never ran, and the build result says exactly that.
+    const std::string path = f.at("path").get<std::string>();
+    const std::string spec = path.substr(0, path.rfind('.')) + ".harness.json";
+    EXPECT_EQ(r.at("builds")[0].at("message"),
+              "compiled for gfx90a; numerics unchecked: no harness spec " + spec + " beside the file");
   }
 
   r2r::test::temp_dir tmp;
@@ -181,9 +250,9 @@ TEST_F(AgenticReplay, StubbedKernelIsRefusedAndTheModelIsToldWhy) {
       "@@ replace 6-6\n  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);\n@@ "
       "end\n";
   const auto first = first_request_for(name, fixture_text(name));
-  const json second = follow_up(
-      first, stub,
-      agentic::feedback_message("refused degradation", "kernel 'warp_sum' was stubbed: its body starts with return;"));
+  const json second =
+      follow_up(first, stub,
+                golden_feedback("refused degradation", "kernel 'warp_sum' was stubbed: its body starts with return;"));
   const json r = run(name, json::array({{{"request", first}, {"response", answer(stub)}},
                                         {{"request", second}, {"response", answer(fix)}}}));
   expect_accepted(r, "reduction-from-16", "  for (int offset = warpSize / 2;");
@@ -312,7 +381,7 @@ TEST_F(AgenticReplay, TheLlmInstancesBudgetStopsTheRewriteAndEveryLaterFile) {
                                                static_cast<std::int64_t>(agentic::split_lines(text).size()), context);
   const std::string problem = agentic::parse_answer(prose, regions).problem;
   ASSERT_FALSE(problem.empty());
-  const json request2 = follow_up(request1, prose, agentic::feedback_message("unusable answer", problem));
+  const json request2 = follow_up(request1, prose, golden_feedback("unusable answer", problem));
   const json exchanges = json::array({{{"request", request1}, {"response", answer(prose, 120, 0.5)}},
                                       {{"request", request2}, {"response", answer(prose, 120, 0.5)}}});
   const json request{
@@ -369,7 +438,7 @@ TEST_F(AgenticReplay, AnAcceptedRewriteWithAHarnessSpecGoesThroughTheNumericalGa
       {"files", {{{"path", name}}}}, {"root", root.string()}, {"base_root", base.string()}, {"return_text", true}};
   const json r =
       run_request(request, json::array({{{"request", first_request_for(name, hip_text)}, {"response", answer(fix)}}}));
-  expect_accepted(r, "reduction-from-16", "  for (int offset = warpSize / 2;");
+  expect_accepted(r, "reduction-from-16", "  for (int offset = warpSize / 2;", true);
   const json& f = r.at("files")[0];
   std::string gate;
   for (const auto& d : f.at("diagnostics"))
@@ -377,6 +446,11 @@ TEST_F(AgenticReplay, AnAcceptedRewriteWithAHarnessSpecGoesThroughTheNumericalGa
   // No machine here has both devices: the verdict is never a pass.
   EXPECT_THAT(gate, HasSubstr("numerics: unchecked; reference: reference not run: "));
   EXPECT_THAT(gate, HasSubstr("rewrite: compiled for gfx90a, numerics unchecked: no ROCm device"));
+  // The build result reports the gate that ran, not a fixed sentence.
+  const std::string built = r.at("builds")[0].at("message");
+  EXPECT_THAT(built, ::testing::StartsWith("compiled for gfx90a; numerics unchecked (reference: reference not run: "));
+  EXPECT_THAT(built, ::testing::EndsWith("; rewrite: compiled for gfx90a, numerics unchecked: no ROCm device"));
+  EXPECT_THAT(built, ::testing::Not(HasSubstr("no harness spec")));
   EXPECT_EQ(f.at("stats").at("numerics_unchecked"), 1);
   EXPECT_FALSE(f.at("stats").contains("numerics_pass"));
 }

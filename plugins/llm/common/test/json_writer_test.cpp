@@ -40,6 +40,7 @@ TEST(JsonWriter, RejectsInvalidUtf8WithItsPosition) {
   }
   try {
     escaped("ab\xFF");
+    FAIL() << "accepted invalid UTF-8";
   } catch (const llm_error& e) {
     EXPECT_STREQ(e.what(), "invalid_request: a string of the request is not valid UTF-8 (byte 2 of 3)");
   }

@@ -85,6 +85,7 @@ TEST(RequestChecks, TypedParsingGivesClearErrors) {
   EXPECT_THROW(parse(R"({"system": "x"})"), r2r::sdk::invalid_argument);
   try {
     parse(R"({"messages": [{"role": "system", "content": []}]})");
+    FAIL() << "a system message in messages was accepted";
   } catch (const r2r::sdk::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("the system prompt goes in the request's `system` field"));
   }

@@ -125,6 +125,34 @@ TEST_F(Ranker, TorchTrainingRepoOnMi300GetsRocmPytorchFirst) {
               1e-4);
 }
 
+TEST_F(Ranker, ScoresMatchValuesComputedByHand) {
+  // x/a: inventory {torch, numpy, scipy} (torch also from the tag), desired {torch, numpy, einops,
+  // flash-attn}: overlap 2, union 5 -> Jaccard 0.4; + workload 0.25 + Python 3.10 pinned 0.08 + tag part
+  // gfx942 0.12 + locally cached 0.15 = 1.0.
+  // x/b: inventory {torch}: overlap 1, union 4 -> 0.25; workload jax, Python 3.12, no arch token,
+  // not cached: no bonus -> 0.25.
+  const auto cat = nlohmann::json::parse(R"({
+    "images": [
+      {"image": "x/b", "workload": "jax", "preinstalled": ["torch"],
+       "tags": [{"tag": "rocm7.0_py3.12", "gfx": ["gfx942"]}]},
+      {"image": "x/a", "workload": "pytorch", "preinstalled": ["torch", "NumPy", "scipy"],
+       "tags": [{"tag": "rocm7.0_gfx942_py3.10_pytorch_release_2.7.1", "gfx": ["gfx942"]}]}
+    ]})");
+  auto req = request({{"packages", {"torch", "numpy", "einops", "Flash_Attn"}},
+                      {"workload", "pytorch"},
+                      {"python", {{"preferred", "3.10"}}}},
+                     "gfx942", cat);
+  req.host.local_images = {"x/a:rocm7.0_gfx942_py3.10_pytorch_release_2.7.1"};
+  const auto r = ranker.rank(req);
+  ASSERT_EQ(r.candidates.size(), 2u);
+  EXPECT_EQ(r.candidates[0].image, "x/a");
+  EXPECT_DOUBLE_EQ(r.candidates[0].components.jaccard, 0.4);
+  EXPECT_DOUBLE_EQ(r.candidates[0].score, 1.0);
+  EXPECT_EQ(r.candidates[1].image, "x/b");
+  EXPECT_DOUBLE_EQ(r.candidates[1].components.jaccard, 0.25);
+  EXPECT_DOUBLE_EQ(r.candidates[1].score, 0.25);
+}
+
 TEST_F(Ranker, Gfx950HostNeverGetsAnImageWithoutGfx950Support) {
   const auto r = ranker.rank(request(torch_training, "gfx950"));
   ASSERT_FALSE(r.candidates.empty());
