@@ -3,6 +3,7 @@
 #include <r2r/verify/mode1.hpp>
 #include <r2r/verify/nvidia_smi.hpp>
 #include <r2r/verify/rocminfo.hpp>
+#include <r2r/verify/scale_as_planned.hpp>
 #include <r2r/verify/text.hpp>
 
 #include "embedded_scripts.hpp"
@@ -144,6 +145,7 @@ mode1_expectations expectations_from_plan(const nlohmann::json& plan, const mode
       w.flash_attention = true;
   }
   if (!w.custom_kernels.empty()) w.custom_required = true;
+  w.components = components_from_plan(plan, cfg.custom_kernels);
   return w;
 }
 
@@ -377,39 +379,27 @@ sdk::verifier::verify_response evaluate_mode1(const mode1_config& cfg, const mod
   }
 
   // accelerator_components
-  const bool have_kernel_names = !kernels.empty();
-  std::vector<std::string> missing;
   std::map<kernel_family, long long> families;
   for (const auto& [name, count] : kernels) families[classify_kernel(name, want.custom_kernels)] += count;
-  if (want.flash_attention && !families.contains(kernel_family::flash_attention)) {
-    missing.push_back("flash attention kernels");
-    if (families.contains(kernel_family::sdpa_fallback)) {
-      r.ledger.push_back({"flash-attention", "D2", "SDPA / memory-efficient attention kernels ran instead"});
+  {
+    std::vector<dispatched_kernel> ran;
+    for (const auto& [name, count] : kernels) ran.push_back({name, count, ""});
+    std::vector<loaded_code> code;
+    for (const auto& s : sections) {
+      if (s.name != "probe") continue;
+      try {
+        code.push_back(parse_probe_code(s.body));
+      } catch (const parse_error& e) {
+        problems.push_back(e.what());
+      }
     }
-  }
-  if (want.custom_required && !want.custom_kernels.empty() && !families.contains(kernel_family::custom)) {
-    std::string names;
-    for (const auto& k : want.custom_kernels) names += (names.empty() ? "" : ", ") + k;
-    missing.push_back("the repository's own kernels (" + names + ")");
-    r.ledger.push_back({"custom kernels", "D3", "none of " + names + " was dispatched"});
-  }
-  if (!want.flash_attention && !(want.custom_required && !want.custom_kernels.empty())) {
-    r.checks.push_back({"accelerator_components", "pass", "the plan names no accelerator-critical kernels"});
-  } else if (!have_kernel_names) {
-    r.checks.push_back({"accelerator_components", "not_verified",
-                        "no kernel names were recorded (no tracer and no profiler output), so the planned kernels "
-                        "cannot be confirmed"});
-  } else if (!missing.empty()) {
-    std::string m;
-    for (const auto& x : missing) m += (m.empty() ? "" : "; ") + x;
-    r.checks.push_back(make("accelerator_components", false, "missing: " + m));
-  } else {
-    std::string d;
-    if (want.flash_attention)
-      d += std::to_string(families[kernel_family::flash_attention]) + " flash-attention dispatches";
-    if (families.contains(kernel_family::custom))
-      d += (d.empty() ? "" : "; ") + std::to_string(families[kernel_family::custom]) + " custom-kernel dispatches";
-    r.checks.push_back(make("accelerator_components", true, d));
+    auto ac = check_accelerator_components(want.components, ran, code, !kernels.empty());
+    r.checks.push_back(std::move(ac.check));
+    r.ledger.insert(r.ledger.end(), ac.ledger.begin(), ac.ledger.end());
+    if (!ac.evidence.empty())
+      r.evidence.push_back({"accelerator_components",
+                            std::to_string(ac.evidence.size()) + " planned component(s) judged", "plan kernel_builds",
+                            ac.evidence});
   }
   nlohmann::json fam = nlohmann::json::object();
   for (const auto& [f, c] : families) fam[std::string(to_string(f))] = c;
@@ -440,6 +430,11 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
     r.checks.push_back({"workload_exit", "not_verified", "the request has no sandbox; pass the final container"});
     return r;
   }
+  const auto scale_files = scale_files_from_plan(request.plan);
+  bool scale_read = true;
+  std::map<std::string, std::optional<std::string>> final_files;
+  if (!scale_files.empty())
+    final_files = read_scale_files(ctx, config_.sandbox_service, *request.sandbox, scale_files, scale_read);
   const std::string nonce = random_nonce();
   sdk::sandbox::exec_request exec;
   exec.sandbox_id = request.sandbox->id;
@@ -456,6 +451,9 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
   auto response = evaluate_mode1(config_, want, out, nonce, reply.timed_out);
   if (response.workload && reply.truncated)
     response.evidence.push_back({"parse_problem", "the sandbox truncated the collection output", "sandbox", nullptr});
+  if (response.verdict == "pass" || response.verdict == "fail")
+    replace_check(response, check_scale_as_planned(want.command, scale_files, final_files, scale_read, request.ledger),
+                  vendor_word(config_));
   return response;
 }
 

@@ -8,6 +8,7 @@
 // THREADING: the host serialises calls; mode1_verifier is immutable after construction.
 #pragma once
 
+#include <r2r/verify/accelerator_components.hpp>
 #include <r2r/verify/bundle.hpp>
 #include <r2r/verify/rocprof.hpp>
 #include <r2r/verify/torch_output.hpp>
@@ -44,6 +45,7 @@ struct mode1_expectations {
   bool flash_attention = false;
   std::vector<std::string> custom_kernels;  // any one of them seen counts
   bool custom_required = false;             // the plan builds a custom extension / JIT kernels
+  component_plan components;                // what accelerator_components judges (per planned build)
 };
 /// Throws sdk::invalid_argument when the plan has no workload command.
 mode1_expectations expectations_from_plan(const nlohmann::json& plan, const mode1_config& cfg);
