@@ -4,26 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <regex>
 
 namespace r2r::verifiers::mode2 {
 namespace {
-
-/// A regex fragment matching `name` with '_', '-', ' ' interchangeable; other characters escaped.
-std::string name_pattern(std::string_view name) {
-  std::string out;
-  for (const char c : name) {
-    if (c == '_' || c == '-' || c == ' ')
-      out += "[_\\- ]";
-    else if (std::isalnum(static_cast<unsigned char>(c)))
-      out += c;
-    else {
-      out += '\\';
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string format(double v) {
   char buf[64];
@@ -32,29 +15,6 @@ std::string format(double v) {
 }
 
 }  // namespace
-
-std::optional<double> extract_metric(std::string_view log, const std::vector<std::string>& names) {
-  static const std::string number = R"(([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*%?)";
-  std::optional<double> last;
-  std::size_t last_pos = 0;
-  const std::string text(log);
-  for (const auto& name : names) {
-    if (name.empty()) continue;
-    const std::string n = name_pattern(name);
-    const std::regex after("(?:^|[^A-Za-z0-9_])\"?" + n + "\"?\\s*(?::|=|\\bis\\b)\\s*" + number, std::regex::icase);
-    const std::regex before(number + "\\s+" + n + "(?![A-Za-z0-9_])", std::regex::icase);
-    for (const auto* re : {&after, &before}) {
-      for (std::sregex_iterator it(text.begin(), text.end(), *re), end; it != end; ++it) {
-        const std::size_t pos = static_cast<std::size_t>(it->position(0) + it->length(0));
-        if (!last || pos >= last_pos) {
-          last = std::stod((*it)[1]);
-          last_pos = pos;
-        }
-      }
-    }
-  }
-  return last;
-}
 
 tolerance default_tolerance(std::string_view metric_class) {
   if (metric_class == "accuracy") return {"absolute", 3};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Mode 2 metric extraction and comparison (docs/verification.md, "Mode 2"). Pure functions.
+// Mode 2 metric comparison (docs/verification.md, "Mode 2"); extraction is in extractor.hpp. Pure functions.
 #pragma once
 
 #include <optional>
@@ -8,11 +8,6 @@
 #include <vector>
 
 namespace r2r::verifiers::mode2 {
-
-/// The last value printed for `name` or any alias in `log`: "name: 1.23", "name = 1.23",
-/// "name is 1.23", "\"name\": 1.23", "1.23 name"; percent signs and scientific notation accepted;
-/// names match case-insensitively with '_', '-' and ' ' treated alike. nullopt when never printed.
-std::optional<double> extract_metric(std::string_view log, const std::vector<std::string>& names);
 
 struct tolerance {
   std::string kind;  // relative | absolute

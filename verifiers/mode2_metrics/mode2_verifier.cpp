@@ -2,6 +2,9 @@
 #include "mode2_verifier.hpp"
 
 #include <r2r/sdk/error.hpp>
+#include <r2r/sdk/kinds/sandbox.hpp>
+
+#include <stdexcept>
 
 namespace r2r::verifiers {
 namespace {
@@ -24,6 +27,7 @@ void from_json(const nlohmann::json& j, mode2_verifier::config& c) {
   c.aliases = j.value("aliases", c.aliases);
   c.differential_tolerance = j.value("differential_tolerance", c.differential_tolerance);
   c.require_mode1 = j.value("require_mode1", c.require_mode1);
+  c.sandbox_service = j.value("sandbox_service", c.sandbox_service);
   if (c.differential_tolerance < 0) throw sdk::invalid_argument("differential_tolerance: expected >= 0");
 }
 
@@ -34,6 +38,41 @@ std::vector<std::string> mode2_verifier::names_for(const std::string& metric) co
   if (auto it = config_.aliases.find(metric); it != config_.aliases.end())
     names.insert(names.end(), it->second.begin(), it->second.end());
   return names;
+}
+
+mode2::extraction mode2_verifier::extract_planned(const nlohmann::json& metric, const std::string& log,
+                                                  const sdk::verifier::verify_request& request,
+                                                  sdk::call_context& ctx) const {
+  const auto x = mode2::extractor_from_metric(metric);
+  if (x.kind == "regex") return mode2::extract_by_regex(log, x.pattern);
+  if (x.kind == "label") {
+    auto names = names_for(metric.value("name", x.label));
+    if (x.label != metric.value("name", std::string())) names.insert(names.begin(), x.label);
+    return mode2::extract_by_label(log, names, x.qualifier, metric.value("unit", std::string()));
+  }
+  // json / csv: the file the verifier's own workload run left in the workspace, read through the sandbox.
+  mode2::extraction e;
+  e.rule = x.kind + " file " + x.file;
+  if (!request.sandbox) {
+    e.refusal = "the metric is read from " + x.file + " but the request has no sandbox to read it from";
+    return e;
+  }
+  sdk::sandbox::exec_request exec;
+  exec.sandbox_id = request.sandbox->id;
+  exec.workdir = request.sandbox->workdir;
+  exec.command = "cat -- \"$R2R_METRIC_FILE\"";
+  exec.env = {{"R2R_METRIC_FILE", x.file}};
+  exec.timeout_s = 60;
+  exec.max_output_bytes = std::int64_t{8} << 20;
+  const auto reply =
+      ctx.call_service(config_.sandbox_service, "exec", nlohmann::json(exec)).get<sdk::sandbox::exec_response>();
+  if (reply.exit_code != 0 || reply.truncated || reply.stdout_encoding != "utf-8") {
+    e.refusal = "could not read " + x.file + " in the sandbox (exit " + std::to_string(reply.exit_code) +
+                (reply.truncated ? ", truncated" : "") + "): " + reply.stderr_text.substr(0, 200);
+    return e;
+  }
+  return x.kind == "json" ? mode2::extract_from_json(reply.stdout_text, x.key)
+                          : mode2::extract_from_csv(reply.stdout_text, x.column);
 }
 
 sdk::verifier::verify_response mode2_verifier::verify(const sdk::verifier::verify_request& request,
@@ -78,26 +117,41 @@ sdk::verifier::verify_response mode2_verifier::verify(const sdk::verifier::verif
       tol.value = t->value("value", tol.value);
       if (tol.kind == "relative" && tol.value >= 1) tol.value /= 100;  // "5" meaning 5 %
     }
-    const auto observed = mode2::extract_metric(log, names_for(name));
-    if (!observed) {
-      r.checks.push_back({"metric_" + name, "fail", "the workload log never prints '" + name + "' with a value"});
+    mode2::extraction found;
+    try {
+      found = extract_planned(*metric, log, request, ctx);
+    } catch (const std::invalid_argument& e) {
+      found.refusal = e.what();
+    }
+    if (!found.value) {
+      r.checks.push_back(
+          {"metric_" + name,
+           found.candidates.empty() && found.refusal.starts_with("the log never") ? "fail" : "not_verified",
+           "'" + name + "' not read (" + found.rule + "): " + mode2::describe_refusal(found)});
     } else {
-      r.metrics[name] = *observed;
-      const auto c = mode2::compare(*observed, target, tol, direction);
-      r.checks.push_back({"metric_" + name, c.within ? "pass" : "fail", c.detail});
-      r.evidence.push_back({"metric",
-                            name + " = " + std::to_string(*observed),
-                            source,
-                            {{"observed", *observed}, {"target", target}, {"deviation", c.deviation}}});
+      const double observed = *found.value;
+      r.metrics[name] = observed;
+      const auto c = mode2::compare(observed, target, tol, direction);
+      r.checks.push_back({"metric_" + name, c.within ? "pass" : "fail", c.detail + " (read by " + found.rule + ")"});
+      r.evidence.push_back(
+          {"metric",
+           name + " = " + std::to_string(observed),
+           source,
+           {{"observed", observed}, {"target", target}, {"deviation", c.deviation}, {"rule", found.rule}}});
     }
   }
   for (const auto& [name, reference] : request.reference_metrics) {
-    const auto observed = mode2::extract_metric(log, names_for(name));
     const std::string check = "reference_" + name;
-    if (!observed) {
-      r.checks.push_back({check, "fail", "the ROCm run never prints '" + name + "' (the reference run has it)"});
+    std::string unit;
+    if (has_target && (*metric)["name"] == name) unit = metric->value("unit", std::string());
+    const auto found = mode2::extract_by_label(log, names_for(name), "", unit);
+    if (!found.value) {
+      r.checks.push_back(
+          {check, found.candidates.empty() ? "fail" : "not_verified",
+           "'" + name + "' not read from the ROCm run (the reference run has it): " + mode2::describe_refusal(found)});
       continue;
     }
+    const auto observed = found.value;
     r.metrics[name] = *observed;
     std::string klass = "other";
     if (has_target && (*metric)["name"] == name) klass = metric->value("class", klass);

@@ -26,6 +26,15 @@ void to_json(nlohmann::json& j, const metric_claim& m) {
                      {"text", m.text}, {"file", m.file},   {"line", m.line}};
 }
 
+void to_json(nlohmann::json& j, const kernel_site& k) {
+  j = nlohmann::json{{"name", k.name}, {"file", k.file}, {"line", k.line}};
+}
+
+void to_json(nlohmann::json& j, const kernel_build& b) {
+  j = nlohmann::json{{"kind", b.kind},       {"name", b.name}, {"sources", b.sources}, {"unresolved", b.unresolved},
+                     {"kernels", b.kernels}, {"file", b.file}, {"line", b.line}};
+}
+
 nlohmann::json to_json(const fingerprint& f) {
   return nlohmann::json{
       {"schema_version", 1},
@@ -38,6 +47,8 @@ nlohmann::json to_json(const fingerprint& f) {
       {"cuda_packages", f.cuda_packages},
       {"kernels", f.kernels},
       {"extensions", f.extensions},
+      {"kernel_builds", f.kernel_builds},
+      {"scale_values", f.scale_values},
       {"hazards", f.hazards},
       {"dockerfiles", f.dockerfiles},
       {"entry_points", f.entry_points},

@@ -46,6 +46,18 @@ void scan_readme(scan_state& s, const std::string& rel, std::string_view text);
 void scan_shell_script(scan_state& s, const std::string& rel, std::string_view text);
 void scan_python_version_file(scan_state& s, const std::string& rel, std::string_view text);
 
+/// setup.py's CUDAExtension/CppExtension calls (also recorded in kernels/extensions).
+void scan_setup_py_builds(scan_state& s, const std::string& rel, std::string_view text);
+/// cpp_extension.load()/load_inline() calls and @triton.jit functions of one Python file.
+void scan_python_builds(scan_state& s, const std::string& rel, std::string_view text);
+/// After every file is listed: each extension/load() build's __global__ kernels from its sources.
+void resolve_kernel_builds(scan_state& s);
+/// `__global__` functions in CUDA/HIP text; `first_line` is the file line of text[0].
+std::vector<kernel_site> global_kernels(std::string_view text, const std::string& file, int first_line);
+
+/// Scale-bearing values (epochs, steps, batch size...) of a Python or configuration file.
+void scan_scale_values(scan_state& s, const std::string& rel, std::string_view text);
+
 /// Reads a shell command line (README block line or script line) as a workload entry point:
 /// python / python -m / torchrun / accelerate launch / deepspeed / bash x.sh / ./x.sh / vllm serve.
 /// Returns nothing for other commands (pip, git, cd, echo...).

@@ -110,6 +110,8 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
     if (ends_with(lname, ".py")) {
       if (read(rel)) {
         detail::scan_python(s, rel, content);
+        if (!(top && name == "setup.py")) detail::scan_python_builds(s, rel, content);
+        detail::scan_scale_values(s, rel, content);
         if (top && name == "setup.py") detail::scan_setup_py(s, rel, content);
       }
     } else if (ends_with(lname, ".cu") || ends_with(lname, ".cuh")) {
@@ -134,6 +136,15 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
     }
   }
   if (fp.build_system.empty()) fp.build_system = "none";
+  detail::resolve_kernel_builds(s);
+  for (const auto& rel : paths) {  // configuration files: scale-bearing keys
+    const std::string lname = text::lower(rel);
+    const bool config = ends_with(lname, ".yaml") || ends_with(lname, ".yml") || ends_with(lname, ".json") ||
+                        ends_with(lname, ".toml") || ends_with(lname, ".ini") || ends_with(lname, ".cfg");
+    std::error_code size_ec;
+    if (!config || std::filesystem::file_size(root / rel, size_ec) > (std::uintmax_t{1} << 20) || size_ec) continue;
+    if (text::read_file((root / rel).string(), content, s.max_file_bytes)) detail::scan_scale_values(s, rel, content);
+  }
 
   // Third-party imports: neither standard library nor the repository's own modules.
   std::map<std::string, const finding*> third_party;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// setup.py (install_requires, python_requires, CUDAExtension/CppExtension, CUDA_HOME), setup.cfg
+// setup.py (install_requires, python_requires; CUDAExtension/CppExtension through kernel_builds.cpp), setup.cfg
 // ([options] install_requires/python_requires), Dockerfiles (FROM nvidia/cuda...) and
 // .python-version. setup.py is read as text, never executed.
 #include "scan_parts.hpp"
@@ -63,7 +63,6 @@ void add_deps(scan_state& s, const std::string& rel, const std::vector<std::pair
 }  // namespace
 
 void scan_setup_py(scan_state& s, const std::string& rel, std::string_view content) {
-  static const std::regex ext_re(R"re((CUDAExtension|CppExtension)\(\s*(?:name\s*=\s*)?["']([A-Za-z0-9_.]+)["'])re");
   static const std::regex py_req(R"re(python_requires\s*=\s*["']([^"']+)["'])re");
   const auto lines = text::lines(content);
   s.fp.build_system = s.fp.build_system.empty() ? "setuptools" : s.fp.build_system;
@@ -85,21 +84,11 @@ void scan_setup_py(scan_state& s, const std::string& rel, std::string_view conte
       }
     }
     std::match_results<std::string_view::const_iterator> m;
-    if (text::contains(l, "Extension(")) {
-      auto begin = l.begin();
-      while (std::regex_search(begin, l.end(), m, ext_re)) {
-        const bool cuda = m[1].str() == "CUDAExtension";
-        s.fp.kernels.push_back(
-            {cuda ? "cuda_extension" : "cpp_extension", m[2].str(), std::string(text::trim(l)), rel, ln});
-        s.fp.extensions.push_back(
-            {cuda ? "cuda_extension" : "cpp_extension", m[2].str(), "built by setup.py", rel, ln});
-        begin = m[0].second;
-      }
-    }
     if (text::contains(l, "python_requires") && std::regex_search(l.begin(), l.end(), m, py_req)) {
       add_python_spec(s, m[1].str(), rel, ln, std::string(text::trim(l)));
     }
   }
+  scan_setup_py_builds(s, rel, content);
 }
 
 void scan_setup_cfg(scan_state& s, const std::string& rel, std::string_view content) {

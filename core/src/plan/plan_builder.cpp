@@ -16,6 +16,25 @@ namespace {
 using nlohmann::json;
 namespace text = planning::text;
 
+/// One plan kernel_builds entry from a fingerprint build: the names its kernels must show at run
+/// time (`kernels`), where each is defined (`kernel_sites`), its sources and the module that loads it.
+json planned_kernel_build(const kernel_build& b, const std::string& kind, json step, const std::string& note) {
+  json names = json::array(), sites = json::array();
+  std::set<std::string> seen;
+  for (const auto& k : b.kernels) {
+    if (seen.insert(k.name).second) names.push_back(k.name);
+    sites.push_back({{"name", k.name}, {"file", k.file}, {"line", k.line}});
+  }
+  std::string module = b.name;
+  if (b.kind == "triton") {
+    module = b.file.substr(0, b.file.size() - 3);
+    std::replace(module.begin(), module.end(), '/', '.');
+    if (module.ends_with(".__init__")) module.resize(module.size() - 9);
+  }
+  return {{"kind", kind},   {"name", b.name},   {"step", std::move(step)}, {"note", note},     {"file", b.file},
+          {"line", b.line}, {"module", module}, {"sources", b.sources},    {"kernels", names}, {"kernel_sites", sites}};
+}
+
 const char* const constraints_file = "/opt/r2r/image-constraints.txt";
 
 json hazard(std::string kind, std::string severity, std::string detail, std::string file, int line,
@@ -101,11 +120,65 @@ json choose_metric(const fingerprint& fp, json& note) {
   const metric_claim& m = *distinct.begin()->second;
   const auto cls = class_of(m.name);
   note = "the README states exactly one metric value";
+  // Mode 2 reads the value by this rule and refuses readings that differ in qualifier, so the
+  // README's own qualifier ("test accuracy", "top-1 accuracy") selects among them.
+  json extractor = {{"kind", "label"}, {"label", m.name}};
+  const std::string claim = text::lower(m.text), name = text::lower(m.name);
+  for (const char* q : {"test", "val", "validation", "train", "eval", "top-1", "top-5", "top1", "top5"}) {
+    for (const char* sep : {" ", "_", "-"}) {
+      if (claim.find(std::string(q) + sep + name) == std::string::npos) continue;
+      std::string word = q;
+      if (word == "validation") word = "val";
+      if (word == "top1" || word == "top5") word = "top-" + word.substr(3);
+      extractor["qualifier"] = word;
+    }
+  }
   return {{"name", m.name},    {"value", m.value},
           {"unit", m.unit},    {"direction", cls.direction},
           {"class", cls.name}, {"tolerance", {{"kind", cls.tolerance_kind}, {"value", cls.tolerance}}},
           {"text", m.text},    {"file", m.file},
-          {"line", m.line}};
+          {"line", m.line},    {"extractor", extractor}};
+}
+
+/// The scale-bearing files of the workload: its script (python X.py, -m pkg.mod), configuration
+/// files its command names (--config X, --cfg=X, -c X, a bare path) and configuration files its
+/// script's defaults name, each with every scale value at the pinned commit.
+json choose_scale(const fingerprint& fp, const json& workload) {
+  json out = {{"files", json::array()}};
+  if (!workload.is_object()) {
+    out["note"] = "no workload command: no scale-bearing files";
+    return out;
+  }
+  std::map<std::string, std::vector<const finding*>> by_file;
+  for (const auto& v : fp.scale_values) by_file[v.file].push_back(&v);
+  std::vector<std::string> chosen;
+  auto take = [&](std::string word) {
+    if (word.starts_with("./")) word = word.substr(2);
+    const auto eq = word.find('=');
+    if (word.starts_with("-") && eq != std::string::npos) word = word.substr(eq + 1);
+    if (by_file.count(word) && std::find(chosen.begin(), chosen.end(), word) == chosen.end()) chosen.push_back(word);
+  };
+  const auto words = text::shell_words(workload.value("command", std::string()));
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    take(words[i]);
+    if (words[i] == "-m" && i + 1 < words.size()) {
+      std::string mod = words[i + 1];
+      std::replace(mod.begin(), mod.end(), '.', '/');
+      take(mod + ".py");
+      take(mod + "/__main__.py");
+    }
+  }
+  for (std::size_t i = 0; i < chosen.size(); ++i)  // defaults that name a configuration file
+    for (const auto* v : by_file[chosen[i]]) take(v->detail);
+  for (const auto& f : chosen) {
+    json values = json::array();
+    for (const auto* v : by_file[f])
+      values.push_back({{"key", v->name}, {"value", v->detail}, {"line", v->line}, {"form", v->kind}});
+    out["files"].push_back({{"file", f}, {"values", values}});
+  }
+  out["note"] = chosen.empty() ? "the workload's files set no scale-bearing value (epochs, steps, batch size...)"
+                               : "Mode 1 compares these values in the final workspace with the pinned commit's";
+  return out;
 }
 
 json choose_workload(const fingerprint& fp, json& rejected) {
@@ -331,46 +404,44 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                                               "; torch.utils.cpp_extension hipifies the .cu sources on ROCm PyTorch"
                                         : "installs the repository itself (" + fp.build_system + ")"}});
     if (kernels) {
-      for (const auto& e : fp.extensions) {
-        if (e.kind == "cuda_extension") {
-          kernel_builds.push_back({{"kind", "setup_extension"},
-                                   {"name", e.name},
-                                   {"step", "build-repository-extensions"},
-                                   {"note", "hipified and compiled with --offload-arch=" + arch_or_env(in.arch)},
-                                   {"file", e.file},
-                                   {"line", e.line}});
-        }
+      for (const auto& b : fp.kernel_builds) {
+        if (b.kind != "cuda_extension") continue;
+        kernel_builds.push_back(
+            planned_kernel_build(b, "setup_extension", "build-repository-extensions",
+                                 "hipified and compiled with --offload-arch=" + arch_or_env(in.arch)));
       }
     }
   }
-  std::set<std::string> jit_files;
-  bool standalone = false;
-  for (const auto& kf : fp.kernels) {
-    if (kf.kind == "load_inline" || kf.kind == "cpp_extension_load") {
-      kernel_builds.push_back(
-          {{"kind", "jit"},
-           {"name", kf.name},
-           {"step", nullptr},
-           {"note",
-            "compiled at first use by torch.utils.cpp_extension for PYTORCH_ROCM_ARCH (hipified automatically)"},
-           {"file", kf.file},
-           {"line", kf.line}});
-      jit_files.insert(kf.file);
-    } else if (kf.kind == "triton_jit") {
-      kernel_builds.push_back(
-          {{"kind", "triton"},
-           {"name", kf.name},
-           {"step", nullptr},
-           {"note", "compiled at run time by the image's Triton (AMD backend); check block sizes for wave64"},
-           {"file", kf.file},
-           {"line", kf.line}});
-    } else if (kf.kind == "cuda_source") {
-      standalone = true;
+  // Device sources that no planned build compiles: the converter stage has to port and build them.
+  std::set<std::string> built;
+  bool unresolved = false;
+  for (const auto& b : fp.kernel_builds) {
+    built.insert(b.sources.begin(), b.sources.end());
+    for (const auto& site : b.kernels) built.insert(site.file);
+    unresolved = unresolved || !b.unresolved.empty();
+    if (b.kind == "jit_load" || b.kind == "jit_load_inline") {
+      kernel_builds.push_back(planned_kernel_build(
+          b, "jit", nullptr,
+          "compiled at first use by torch.utils.cpp_extension for PYTORCH_ROCM_ARCH (hipified automatically)"));
+    } else if (b.kind == "triton") {
+      kernel_builds.push_back(planned_kernel_build(
+          b, "triton", nullptr,
+          "compiled at run time by the image's Triton (AMD backend); check block sizes for wave64"));
     }
   }
-  if (standalone && extension_names.empty() && jit_files.empty()) {
+  std::vector<std::string> orphans;
+  for (const auto& kf : fp.kernels) {
+    if (kf.kind == "cuda_source" && kf.name.size() > 3 && kf.name.compare(kf.name.size() - 3, 3, ".cu") == 0 &&
+        !built.count(kf.name))
+      orphans.push_back(kf.name);
+  }
+  if (!orphans.empty() && !unresolved) {
+    std::string list;
+    for (std::size_t i = 0; i < orphans.size() && i < 8; ++i) list += (i ? ", " : "") + orphans[i];
+    if (orphans.size() > 8) list += ", ... (" + std::to_string(orphans.size()) + " in all)";
     hazards.push_back(hazard("unbuilt_cuda_sources", "warning",
-                             "the repository has .cu/.cuh sources that neither setup.py nor a JIT loader builds", "", 0,
+                             "the repository has .cu sources that neither setup.py nor a JIT loader builds: " + list,
+                             orphans.front(), 0,
                              "port them with the converter stage (hipify) and build them explicitly"));
   }
   plan["install_steps"] = steps;
@@ -391,6 +462,7 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   // Workload, validation, metric.
   json rejected = json::array();
   plan["workload"] = choose_workload(fp, rejected);
+  plan["scale"] = choose_scale(fp, plan["workload"]);
   plan["rejected_commands"] = rejected;
   if (plan["workload"].is_null()) {
     hazards.push_back(

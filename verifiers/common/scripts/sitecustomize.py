@@ -3,7 +3,9 @@
 # workload run. At interpreter exit it writes $R2R_PROBE_DIR/probe-<pid>.json: the torch build
 # (torch.version.hip / .cuda), whether the GPU was usable, each initialised device's name, arch and
 # peak allocated bytes, and with R2R_PROBE_PROFILE=1 the device kernels torch.profiler saw, by name
-# and count. It never changes what the workload computes; any probe failure is recorded, not raised.
+# and count, and the code loaded in the process (extension modules, Triton JIT functions, mapped
+# shared objects) that attributes kernels to a build. It never changes what the workload computes;
+# any probe failure is recorded, not raised.
 # A sitecustomize that was already on the path is imported after this one.
 import atexit
 import importlib
@@ -41,6 +43,67 @@ def _kernels():
     return counts
 
 
+def _loaded_code():
+    """Extension modules backed by a shared object, Triton JIT functions (and whether they were
+    compiled), and the shared objects mapped into this process: what attributes a kernel to the
+    repository's own build or to the flash_attn library."""
+    extensions, triton = [], []
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None) or ""
+        if (f.endswith(".so") or ".so." in f) and "/lib-dynload/" not in f:
+            extensions.append({"module": name, "file": f})
+        if "triton" not in sys.modules or mod is None:
+            continue
+        try:
+            values = list(vars(mod).values())
+        except TypeError:
+            continue
+        for v in values:
+            try:
+                fn = v
+                for _ in range(4):  # Autotuner / Heuristics wrap a JITFunction in .fn
+                    if type(fn).__name__ not in ("Autotuner", "Heuristics"):
+                        break
+                    fn = getattr(fn, "fn", None)
+                if type(fn).__name__ != "JITFunction":
+                    continue
+                py = getattr(fn, "fn", None)
+                code = getattr(py, "__code__", None)
+                compiled = None
+                for attr in ("device_caches", "cache"):
+                    c = getattr(fn, attr, None)
+                    if isinstance(c, dict):
+                        compiled = any(bool(x[0] if isinstance(x, tuple) else x) for x in c.values())
+                        break
+                if compiled is False:
+                    continue  # defined but never launched (triton.language's own helpers, unused kernels)
+                triton.append({
+                    "name": getattr(py, "__name__", ""),
+                    "module": getattr(py, "__module__", "") or "",
+                    "file": getattr(code, "co_filename", "") if code else "",
+                    "compiled": compiled,
+                })
+            except Exception:  # objects whose attribute access raises (torch._classes...)
+                continue
+    objects = []
+    try:
+        with open("/proc/self/maps") as m:
+            for line in m:
+                parts = line.split(None, 5)
+                path = parts[5].strip() if len(parts) == 6 else ""
+                if path.startswith("/") and ".so" in path and path not in objects:
+                    objects.append(path)
+    except OSError:
+        pass
+    seen, unique = set(), []
+    for t in triton:
+        key = (t["name"], t["module"], t["file"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(t)
+    return {"extensions": extensions, "triton": unique, "objects": objects[:500]}
+
+
 def _torch_facts(info):
     torch = sys.modules.get("torch")
     if torch is None:
@@ -76,6 +139,11 @@ def _write():
         info["kernels"] = None
         _STATE["profiler_error"] = "%s: %s" % (type(e).__name__, e)
     info["profiler_error"] = _STATE["profiler_error"]
+    try:
+        info["code"] = _loaded_code()
+    except Exception as e:
+        info["code"] = None
+        info["probe_error"] = "code: %s: %s" % (type(e).__name__, e)
     try:
         _torch_facts(info)
     except Exception as e:

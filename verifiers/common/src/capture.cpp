@@ -45,7 +45,13 @@ void to_json(nlohmann::json& j, const mode1_capture& c) {
          {"truncated", c.collector.truncated},
          {"stdout_b64", sandbox_common::base64_encode(c.collector.stdout_text)}}},
        {"host_sampler", {{"ran", c.host_sampler}, {"note", c.host_sampler_note}, {"interval_s", c.host_interval_s}}},
-       {"host_samples", c.host_samples}};
+       {"host_samples", c.host_samples},
+       {"ledger", c.ledger}};
+  if (c.scale_read.ran) {
+    nlohmann::json files = nlohmann::json::object();
+    for (const auto& [f, content] : c.scale_read.files) files[f] = content ? nlohmann::json(*content) : nullptr;
+    j["scale_read"] = {{"ok", c.scale_read.ok}, {"files", files}};
+  }
 }
 
 void from_json(const nlohmann::json& j, mode1_capture& c) {
@@ -82,6 +88,23 @@ void from_json(const nlohmann::json& j, mode1_capture& c) {
     c.host_samples = j.value("host_samples", std::vector<host_sample>{});
   } catch (const nlohmann::json::exception& e) {
     bad(std::string("host_samples: ") + e.what());
+  }
+  try {
+    c.ledger = j.value("ledger", std::vector<sdk::verifier::ledger_entry>{});
+  } catch (const nlohmann::json::exception& e) {
+    bad(std::string("ledger: ") + e.what());
+  }
+  if (const auto sr = j.find("scale_read"); sr != j.end()) {
+    if (!sr->is_object()) bad("scale_read: expected an object");
+    c.scale_read.ran = true;
+    c.scale_read.ok = sr->value("ok", false);
+    const auto files = sr->find("files");
+    if (files == sr->end() || !files->is_object()) bad("scale_read.files: expected an object of file -> text|null");
+    for (const auto& [f, v] : files->items()) {
+      if (v.is_null()) c.scale_read.files[f] = std::nullopt;
+      else if (v.is_string()) c.scale_read.files[f] = v.get<std::string>();
+      else bad("scale_read.files: expected text or null for each file");
+    }
   }
 }
 

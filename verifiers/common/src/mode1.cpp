@@ -3,6 +3,7 @@
 #include <r2r/verify/mode1.hpp>
 #include <r2r/verify/nvidia_smi.hpp>
 #include <r2r/verify/rocminfo.hpp>
+#include <r2r/verify/scale_as_planned.hpp>
 #include <r2r/verify/text.hpp>
 
 #include "embedded_scripts.hpp"
@@ -133,6 +134,8 @@ mode1_expectations expectations_from_plan(const nlohmann::json& plan, const mode
       w.flash_attention = true;
   }
   if (!w.custom_kernels.empty()) w.custom_required = true;
+  w.components = components_from_plan(plan, cfg.custom_kernels);
+  w.scale_files = scale_files_from_plan(plan);
   return w;
 }
 
@@ -197,7 +200,7 @@ sdk::verifier::verify_response judge_mode1(const mode1_config& cfg, const mode1_
   r.checks.push_back(check_kernels_on_gpu(cfg, ev));
   r.checks.push_back(check_no_cpu_fallback(cfg, ev));
   r.checks.push_back(check_accelerator_components(want, ev, r.ledger, r.evidence));
-  r.checks.push_back(check_scale_as_planned(want));
+  r.checks.push_back(check_scale_as_planned(want, capture));
 
   v::workload_run run = ev.run;
   run.command = want.command;
@@ -276,6 +279,12 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
 
   mode1_capture capture;
   capture.vendor = config_.vendor;
+  capture.ledger = request.ledger;
+  if (!want.scale_files.empty()) {  // before the workload runs: the files as the agent left them
+    capture.scale_read.ran = true;
+    capture.scale_read.files =
+        read_scale_files(ctx, config_.sandbox_service, *request.sandbox, want.scale_files, capture.scale_read.ok);
+  }
   host_sampler_config hcfg;
   hcfg.vendor = config_.vendor;
   hcfg.interval_s = config_.sample_interval_s;

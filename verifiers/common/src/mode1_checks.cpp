@@ -162,40 +162,35 @@ v::check check_no_cpu_fallback(const mode1_config& cfg, const mode1_evidence& ev
 
 v::check check_accelerator_components(const mode1_expectations& want, const mode1_evidence& ev,
                                       std::vector<v::ledger_entry>& ledger, std::vector<v::evidence_item>& evidence) {
-  std::vector<std::string> missing;
   std::map<kernel_family, long long> families;
   for (const auto& [name, count] : ev.kernels) families[classify_kernel(name, want.custom_kernels)] += count;
   nlohmann::json fam = nlohmann::json::object();
   for (const auto& [f, c] : families) fam[std::string(to_string(f))] = c;
   if (!families.empty()) evidence.push_back({"kernel_families", fam.dump(), "kernel name classifier", fam});
-  if (want.flash_attention && !families.contains(kernel_family::flash_attention)) {
-    missing.push_back("flash attention kernels");
-    if (families.contains(kernel_family::sdpa_fallback))
-      ledger.push_back({"flash-attention", "D2", "SDPA / memory-efficient attention kernels ran instead"});
+  std::vector<dispatched_kernel> ran;
+  for (const auto& [name, count] : ev.kernels) ran.push_back({name, count, ""});
+  std::vector<loaded_code> code;
+  for (const auto& s : ev.sections) {
+    if (s.name != "probe") continue;
+    try {
+      code.push_back(parse_probe_code(s.body));
+    } catch (const parse_error& e) {
+      return unverified("accelerator_components", std::string("a probe record is unreadable: ") + e.what());
+    }
   }
-  if (want.custom_required && !want.custom_kernels.empty() && !families.contains(kernel_family::custom)) {
-    std::string names;
-    for (const auto& k : want.custom_kernels) names += (names.empty() ? "" : ", ") + k;
-    missing.push_back("the repository's own kernels (" + names + ")");
-    ledger.push_back({"custom kernels", "D3", "none of " + names + " was dispatched"});
-  }
-  if (!want.flash_attention && !(want.custom_required && !want.custom_kernels.empty()))
-    return make("accelerator_components", true, "the plan names no accelerator-critical kernels");
-  if (ev.kernels.empty())
-    return unverified("accelerator_components",
-                      "no kernel names were recorded (no tracer and no profiler output), so the planned kernels "
-                      "cannot be confirmed");
-  if (!missing.empty()) return make("accelerator_components", false, "missing: " + join(missing));
-  std::string d;
-  if (want.flash_attention)
-    d += std::to_string(families[kernel_family::flash_attention]) + " flash-attention dispatches";
-  if (families.contains(kernel_family::custom))
-    d += (d.empty() ? "" : "; ") + std::to_string(families[kernel_family::custom]) + " custom-kernel dispatches";
-  return make("accelerator_components", true, d + " (kernel names are in-process evidence; GPU use is host-checked)");
+  auto verdict = r2r::verify::check_accelerator_components(want.components, ran, code, !ev.kernels.empty());
+  ledger.insert(ledger.end(), verdict.ledger.begin(), verdict.ledger.end());
+  if (!verdict.evidence.empty())
+    evidence.push_back({"accelerator_components",
+                        std::to_string(verdict.evidence.size()) + " planned component(s) judged", "plan kernel_builds",
+                        verdict.evidence});
+  return verdict.check;
 }
 
-v::check check_scale_as_planned(const mode1_expectations& want) {
-  return make("scale_as_planned", true, "ran the plan's workload command verbatim: " + want.command);
+v::check check_scale_as_planned(const mode1_expectations& want, const mode1_capture& capture) {
+  const bool read = want.scale_files.empty() || (capture.scale_read.ran && capture.scale_read.ok);
+  return r2r::verify::check_scale_as_planned(want.command, want.scale_files, capture.scale_read.files, read,
+                                             capture.ledger);
 }
 
 }  // namespace r2r::verify::mode1_detail

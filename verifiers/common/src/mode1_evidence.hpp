@@ -58,6 +58,6 @@ sdk::verifier::check check_no_cpu_fallback(const mode1_config& cfg, const mode1_
 sdk::verifier::check check_accelerator_components(const mode1_expectations& want, const mode1_evidence& ev,
                                                   std::vector<sdk::verifier::ledger_entry>& ledger,
                                                   std::vector<sdk::verifier::evidence_item>& evidence);
-sdk::verifier::check check_scale_as_planned(const mode1_expectations& want);
+sdk::verifier::check check_scale_as_planned(const mode1_expectations& want, const mode1_capture& capture);
 
 }  // namespace r2r::verify::mode1_detail

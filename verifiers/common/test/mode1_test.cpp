@@ -138,6 +138,57 @@ TEST(Mode1Rocm, SdpaInsteadOfFlashAttentionFailsWithD2) {
   EXPECT_EQ(r.verdict, "fail");
 }
 
+std::string probe_with_code(const std::string& code) {
+  std::string p = hip_probe;
+  p.pop_back();
+  return p + ", \"code\": " + code + "}";
+}
+
+const char* rmsnorm_trace =
+    "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\","
+    "\"End_Timestamp\"\n\"KERNEL_DISPATCH\",\"Agent 4\",1,2,\"Cijk_Alik_Bljk_SB_MT64x64x16\",1,10,20\n";
+
+nlohmann::json rmsnorm_plan() {
+  auto p = plan("python train.py");
+  p["kernel_builds"].push_back({{"kind", "setup_extension"},
+                                {"name", "fused_rmsnorm._C"},
+                                {"module", "fused_rmsnorm._C"},
+                                {"step", "build-repository-extensions"},
+                                {"note", ""},
+                                {"kernels", {"rmsnorm_forward_kernel"}}});
+  return p;
+}
+
+TEST(Mode1Rocm, ExtensionThatFellBackToPythonFailsThroughJudge) {
+  amd_capture b;
+  b.trace = rmsnorm_trace;
+  b.probe = probe_with_code(
+      R"({"extensions": [{"module": "fused_rmsnorm._C", "file": "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so"}],
+          "triton": [], "objects": []})");
+  const auto r = judge_with_plan(b.capture(), rmsnorm_plan());
+  EXPECT_EQ(check_named(r, "kernels_on_gpu").status, "pass");
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "fail");
+  ASSERT_EQ(r.ledger.size(), 1u);
+  EXPECT_EQ(r.ledger[0].level, "D3");
+  EXPECT_EQ(r.verdict, "fail");
+}
+
+TEST(Mode1Rocm, ExtensionKernelAttributedByTheProbePassesThroughJudge) {
+  amd_capture b;
+  b.trace = std::string(rmsnorm_trace) +
+            "\"KERNEL_DISPATCH\",\"Agent 4\",1,3,\"rmsnorm_forward_kernel(float const*, float*)\",2,30,40\n";
+  b.probe = probe_with_code(
+      R"({"extensions": [{"module": "fused_rmsnorm._C", "file": "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so"}],
+          "triton": [], "objects": []})");
+  auto r = judge_with_plan(b.capture(), rmsnorm_plan());
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "pass") << check_named(r, "accelerator_components").detail;
+  EXPECT_EQ(r.verdict, "pass") << r.summary;
+  b.probe = hip_probe;  // the same trace without the probe's module record: the name alone
+  r = judge_with_plan(b.capture(), rmsnorm_plan());
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
+  EXPECT_NE(r.verdict, "pass");
+}
+
 TEST(Mode1Rocm, NoKfdIsNoDeviceNeverPass) {
   amd_capture b;
   b.kfd = "ls: cannot access '/dev/kfd': No such file or directory\n";

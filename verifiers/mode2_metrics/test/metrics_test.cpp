@@ -8,28 +8,6 @@ namespace {
 
 using namespace r2r::verifiers::mode2;
 
-TEST(ExtractMetric, AllPrintedForms) {
-  EXPECT_EQ(extract_metric("final accuracy: 75.2\n", {"accuracy"}), 75.2);
-  EXPECT_EQ(extract_metric("accuracy = 0.91", {"accuracy"}), 0.91);
-  EXPECT_EQ(extract_metric("the accuracy is 81.5%", {"accuracy"}), 81.5);
-  EXPECT_EQ(extract_metric(R"({"eval_accuracy": 0.734, "loss": 1.2})", {"eval_accuracy"}), 0.734);
-  EXPECT_EQ(extract_metric("epoch 3: 12.5 perplexity", {"perplexity"}), 12.5);
-  EXPECT_EQ(extract_metric("loss=3.2e-02", {"loss"}), 0.032);
-  EXPECT_EQ(extract_metric("Top-1 Accuracy: 76.13 %", {"top_1 accuracy"}), 76.13);
-}
-
-TEST(ExtractMetric, LastValueWinsAcrossAliases) {
-  const std::string log = "acc: 70.0\nepoch 2\naccuracy: 72.5\nepoch 3\nacc: 74.0\n";
-  EXPECT_EQ(extract_metric(log, {"accuracy", "acc"}), 74.0);
-  EXPECT_EQ(extract_metric(log, {"accuracy"}), 72.5);
-}
-
-TEST(ExtractMetric, NamesAreWholeWords) {
-  EXPECT_EQ(extract_metric("val_loss: 0.9\nloss: 0.5\n", {"loss"}), 0.5);
-  EXPECT_FALSE(extract_metric("val_loss: 0.9\n", {"loss"}).has_value());
-  EXPECT_FALSE(extract_metric("nothing here", {"bleu"}).has_value());
-}
-
 TEST(Tolerance, ClassDefaults) {
   EXPECT_EQ(default_tolerance("ratio").value, 0.15);
   EXPECT_EQ(default_tolerance("accuracy").kind, "absolute");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mode2_verifier.hpp"
 
+#include <r2r/sdk/kinds/sandbox.hpp>
 #include <r2r/sdk/testing/fake_host.hpp>
 
 #include <gmock/gmock.h>
@@ -107,6 +108,53 @@ TEST_F(Mode2, AliasesFromConfig) {
   EXPECT_EQ(run(req, cfg).verdict, "fail");
   cfg.aliases["accuracy"] = {"top1"};
   EXPECT_EQ(run(req, cfg).verdict, "pass");
+}
+
+TEST_F(Mode2, AmbiguousSplitIsNotVerifiedNeverAWrongNumber) {
+  v::verify_request req;
+  req.plan = plan_with("accuracy", 76.1, "accuracy", "higher");
+  req.earlier.push_back(mode1("pass", "test accuracy: 61.0\ntrain accuracy: 76.3\n"));
+  auto r = run(req);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.checks.back().status, "not_verified");
+  EXPECT_THAT(r.checks.back().detail, HasSubstr("train accuracy: 76.3"));
+  EXPECT_FALSE(r.metrics.contains("accuracy"));
+  // The plan's extractor names the split: the test value is read and judged (61 is not 76.1).
+  req.plan["metric"]["extractor"] = {{"kind", "label"}, {"label", "accuracy"}, {"qualifier", "test"}};
+  r = run(req);
+  EXPECT_EQ(r.metrics.at("accuracy"), 61.0);
+  EXPECT_EQ(r.checks.back().status, "fail");
+}
+
+TEST_F(Mode2, RegexExtractor) {
+  v::verify_request req;
+  req.plan = plan_with("accuracy", 76.1, "accuracy", "higher");
+  req.plan["metric"]["extractor"] = {{"kind", "regex"}, {"pattern", "top-1 accuracy ([0-9.]+)%"}};
+  req.earlier.push_back(mode1("pass", "Epoch 76 accuracy 12.3\ntop-1 accuracy 75.9%\n"));
+  const auto r = run(req);
+  EXPECT_EQ(r.verdict, "pass") << r.summary;
+  EXPECT_EQ(r.metrics.at("accuracy"), 75.9);
+}
+
+TEST_F(Mode2, JsonFileExtractorReadsTheWorkspaceThroughTheSandbox) {
+  nlohmann::json seen;
+  host.serve("sandbox", [&](const std::string& method, const nlohmann::json& req) {
+    EXPECT_EQ(method, "exec");
+    seen = req;
+    r2r::sdk::sandbox::exec_response out;
+    out.stdout_text = R"({"test": {"accuracy": 75.5}})";
+    return nlohmann::json(out);
+  });
+  v::verify_request req;
+  req.plan = plan_with("accuracy", 76.1, "accuracy", "higher");
+  req.plan["metric"]["extractor"] = {{"kind", "json"}, {"file", "out/results.json"}, {"key", "test.accuracy"}};
+  req.sandbox = v::sandbox_ref{"sbx1", "/workspace", "img"};
+  req.earlier.push_back(mode1("pass", "accuracy: 10\n"));
+  const auto r = run(req);
+  EXPECT_EQ(r.verdict, "pass") << r.summary;
+  EXPECT_EQ(r.metrics.at("accuracy"), 75.5);
+  EXPECT_EQ(seen.at("env").at("R2R_METRIC_FILE"), "out/results.json");
+  EXPECT_EQ(seen.at("workdir"), "/workspace");
 }
 
 }  // namespace

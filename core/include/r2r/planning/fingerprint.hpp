@@ -58,6 +58,27 @@ struct metric_claim {
   int line = 0;
 };
 
+/// A kernel defined by the repository: a `__global__` function of a build's CUDA/HIP sources or an
+/// `@triton.jit` function.
+struct kernel_site {
+  std::string name;
+  std::string file;
+  int line = 0;
+};
+
+/// Something that compiles the repository's own device code, read statically:
+/// setup.py's CUDAExtension/CppExtension, torch.utils.cpp_extension.load()/load_inline(), or a
+/// Python file with @triton.jit functions.
+struct kernel_build {
+  std::string kind;                     // cuda_extension, cpp_extension, jit_load, jit_load_inline, triton
+  std::string name;                     // the extension module name (name=...), or the Python file for triton
+  std::vector<std::string> sources;     // repository-relative source files that were found
+  std::vector<std::string> unresolved;  // source expressions that name no file in the repository
+  std::vector<kernel_site> kernels;     // __global__ / @triton.jit functions, in file order
+  std::string file;                     // where the build is declared
+  int line = 0;
+};
+
 struct python_requirement {
   std::string spec;       // PEP 440 specifier set combining every source; empty: unknown
   std::string preferred;  // "X.Y" pinned exactly (.python-version, python=3.10, ==3.10.*)
@@ -75,9 +96,11 @@ struct fingerprint {
   std::vector<finding> cuda_packages;    // name = package, kind = knowledge action
   std::vector<finding>
       kernels;  // cuda_source, load_inline, cpp_extension_load, cuda_extension, cpp_extension, triton_jit
-  std::vector<finding> extensions;   // name = extension module built by setup.py (CUDAExtension/CppExtension)
-  std::vector<finding> hazards;      // python and device-code hazards
-  std::vector<finding> dockerfiles;  // kind "cuda_base" for FROM nvidia/cuda..., else "base"
+  std::vector<finding> extensions;          // name = extension module built by setup.py (CUDAExtension/CppExtension)
+  std::vector<kernel_build> kernel_builds;  // each build with its sources and kernel names
+  std::vector<finding> scale_values;        // kind = form (argparse_default, config_key...), name = key, detail = value
+  std::vector<finding> hazards;             // python and device-code hazards
+  std::vector<finding> dockerfiles;         // kind "cuda_base" for FROM nvidia/cuda..., else "base"
   std::vector<entry_point> entry_points;
   std::vector<finding> assets;        // download_url, hf_model, hf_dataset, gdrive
   std::vector<metric_claim> metrics;  // README metric claims (all of them; the plan decides)
@@ -104,5 +127,7 @@ void to_json(nlohmann::json& j, const finding& f);
 void to_json(nlohmann::json& j, const dependency& d);
 void to_json(nlohmann::json& j, const entry_point& e);
 void to_json(nlohmann::json& j, const metric_claim& m);
+void to_json(nlohmann::json& j, const kernel_site& k);
+void to_json(nlohmann::json& j, const kernel_build& b);
 
 }  // namespace r2r::planning

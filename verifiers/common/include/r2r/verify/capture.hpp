@@ -7,9 +7,13 @@
 // so a later judge with stricter checks reaches its own verdict.
 #pragma once
 
+#include <r2r/sdk/kinds/verifier.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,14 @@ struct host_sample {
   std::string error;                // a tool that failed or was missing
 };
 
+/// The scale-bearing files the plan names, read from the final workspace by a separate exec before
+/// the workload ran (scale_as_planned.hpp). `ran` false: the plan named none or nothing was read.
+struct scale_read {
+  bool ran = false;
+  bool ok = false;                                           // the read exec answered, whole
+  std::map<std::string, std::optional<std::string>> files;  // file -> content (nullopt: missing)
+};
+
 struct mode1_capture {
   std::string format = capture_format;
   std::string vendor;  // amd | nvidia
@@ -51,6 +63,8 @@ struct mode1_capture {
   std::string host_sampler_note;  // why it did not run, or the tools it used
   double host_interval_s = 0;
   std::vector<host_sample> host_samples;
+  r2r::verify::scale_read scale_read;
+  std::vector<sdk::verifier::ledger_entry> ledger;  // the run's ledger the verify call was given
 };
 
 void to_json(nlohmann::json& j, const host_process& p);

@@ -11,6 +11,8 @@
 // THREADING: the host serialises calls; mode1_verifier is immutable after construction.
 #pragma once
 
+#include <r2r/verify/accelerator_components.hpp>
+#include <r2r/verify/scale_as_planned.hpp>
 #include <r2r/verify/bundle.hpp>
 #include <r2r/verify/capture.hpp>
 #include <r2r/verify/gpu_share.hpp>
@@ -55,6 +57,8 @@ struct mode1_expectations {
   bool flash_attention = false;
   std::vector<std::string> custom_kernels;  // any one of them seen counts
   bool custom_required = false;             // the plan builds a custom extension / JIT kernels
+  component_plan components;                // what accelerator_components judges (per planned build)
+  std::vector<planned_scale_file> scale_files;  // what scale_as_planned compares (plan.scale.files)
 };
 /// Throws sdk::invalid_argument when the plan has no workload command.
 mode1_expectations expectations_from_plan(const nlohmann::json& plan, const mode1_config& cfg);

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+// accelerator_components, attack first: an extension that fell back to Python, kernels named like
+// the repository's (or like flash attention) from other code, PyTorch SDPA named like flash
+// attention, an agent-written Triton `_attn_fwd`; then the honest cases that must still pass.
+#include <r2r/verify/accelerator_components.hpp>
+#include <r2r/verify/mode1.hpp>
+#include <r2r/verify/text.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace r2r::verify;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+const char* const ext_so = "/opt/venv/lib/python3.10/site-packages/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so";
+
+json rmsnorm_plan() {
+  return {{"workload", {{"command", "python train.py"}}},
+          {"kernel_builds",
+           {{{"kind", "setup_extension"},
+             {"name", "fused_rmsnorm._C"},
+             {"module", "fused_rmsnorm._C"},
+             {"step", "build-repository-extensions"},
+             {"note", ""},
+             {"file", "setup.py"},
+             {"line", 9},
+             {"kernels", {"rmsnorm_forward_kernel"}}}}},
+          {"hazards", json::array()}};
+}
+
+json flash_plan() {
+  return {
+      {"workload", {{"command", "python train.py"}}},
+      {"kernel_builds", {{{"kind", "package"}, {"name", "flash-attn"}, {"step", "build-flash-attn"}, {"note", ""}}}},
+      {"hazards", json::array()}};
+}
+
+loaded_code module_loaded(const std::string& module, const std::string& file) {
+  loaded_code c;
+  c.present = true;
+  c.extensions.push_back({module, file});
+  return c;
+}
+
+const std::vector<dispatched_kernel> blas_only = {{"Cijk_Alik_Bljk_SB_MT64x64x16_MI32x32x2x1", 120, ""},
+                                                  {"void at::native::vectorized_elementwise_kernel<4>(...)", 300, ""}};
+
+// ------------------------------------------------------------------ attacks
+
+TEST(AcceleratorComponents, ExtensionFellBackToPythonFailsWithD3) {
+  // The module imported (the probe saw it) but only BLAS and elementwise kernels ran.
+  const auto r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), blas_only,
+                                              {module_loaded("fused_rmsnorm._C", ext_so)}, true);
+  EXPECT_EQ(r.check.status, "fail");
+  EXPECT_THAT(r.check.detail, HasSubstr("none of its kernels (rmsnorm_forward_kernel) was dispatched"));
+  ASSERT_EQ(r.ledger.size(), 1u);
+  EXPECT_EQ(r.ledger[0].level, "D3");
+}
+
+TEST(AcceleratorComponents, KernelNameAloneNeverPasses) {
+  // A kernel with the planned name ran, but nothing says it came from the planned module.
+  const std::vector<dispatched_kernel> k = {{"rmsnorm_forward_kernel(float const*, float*)", 10, ""}};
+  auto r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), k, {}, true);
+  EXPECT_EQ(r.check.status, "not_verified");
+  EXPECT_THAT(r.check.detail, HasSubstr("no code-object record or probe record attributes them"));
+  // The probe saw a module, but another one (an agent's own library with the same kernel name).
+  r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), k,
+                                   {module_loaded("my_norm", "/workspace/my_norm.cpython-310-x86_64-linux-gnu.so")},
+                                   true);
+  EXPECT_EQ(r.check.status, "not_verified");
+}
+
+TEST(AcceleratorComponents, SameNameFromAnotherCodeObjectFails) {
+  const std::vector<dispatched_kernel> k = {
+      {"rmsnorm_forward_kernel(float const*, float*)", 10, "file:///workspace/agent/libnorm.so#offset=8192&size=4096"}};
+  const auto r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), k, {}, true);
+  EXPECT_EQ(r.check.status, "fail");
+  EXPECT_THAT(r.check.detail, HasSubstr("ran from another code object"));
+}
+
+TEST(AcceleratorComponents, NoKernelNamesPlannedForABuildIsNotVerified) {
+  auto p = rmsnorm_plan();
+  p["kernel_builds"][0].erase("kernels");
+  const std::vector<dispatched_kernel> k = {{"rmsnorm_forward_kernel(float*)", 10, ""}};
+  const auto r =
+      check_accelerator_components(components_from_plan(p, {}), k, {module_loaded("fused_rmsnorm._C", ext_so)}, true);
+  EXPECT_EQ(r.check.status, "not_verified");
+  EXPECT_THAT(r.check.detail, HasSubstr("the plan records no kernel names"));
+}
+
+TEST(AcceleratorComponents, NoKernelNamesRecordedIsNotVerified) {
+  const auto r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), {}, {}, false);
+  EXPECT_EQ(r.check.status, "not_verified");
+}
+
+TEST(AcceleratorComponents, SdpaNamedLikeFlashAttentionIsChargedD2) {
+  // PyTorch's ROCm SDPA runs aotriton's attn_fwd and CK's fmha_fwd from libtorch: flash-like names.
+  const std::vector<dispatched_kernel> k = {
+      {"attn_fwd", 48, "file:///opt/venv/lib/python3.10/site-packages/torch/lib/libaotriton_v2.so#offset=0&size=9"},
+      {"fmha_fwd_d128_fp16_batch_b128x128x32", 12,
+       "file:///opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_hip.so#offset=77&size=9"}};
+  const auto r = check_accelerator_components(components_from_plan(flash_plan(), {}), k,
+                                              {module_loaded("torch._C", "/opt/venv/torch/_C.so")}, true);
+  EXPECT_EQ(r.check.status, "fail");
+  ASSERT_EQ(r.ledger.size(), 1u);
+  EXPECT_EQ(r.ledger[0].component, "flash-attention");
+  EXPECT_EQ(r.ledger[0].level, "D2");
+}
+
+TEST(AcceleratorComponents, FlashNamesWithoutTheFlashAttnLibraryNeverPass) {
+  // No code-object record and no flash_attn module in the process: the names prove nothing.
+  const std::vector<dispatched_kernel> k = {{"fmha_fwd_d128_fp16_batch_b128x128x32", 12, ""}};
+  const auto r = check_accelerator_components(components_from_plan(flash_plan(), {}), k,
+                                              {module_loaded("torch._C", "/opt/venv/torch/_C.so")}, true);
+  EXPECT_EQ(r.check.status, "not_verified");
+}
+
+TEST(AcceleratorComponents, MemoryEfficientSdpaFailsByNameWithD2) {
+  const std::vector<dispatched_kernel> k = {{"void at::native::_efficient_attention_forward_kernel<float>(P)", 4, ""}};
+  const auto r = check_accelerator_components(components_from_plan(flash_plan(), {}), k, {}, true);
+  EXPECT_EQ(r.check.status, "fail");
+  ASSERT_EQ(r.ledger.size(), 1u);
+  EXPECT_EQ(r.ledger[0].level, "D2");
+}
+
+TEST(AcceleratorComponents, AgentWrittenTritonAttnFwdIsNotFlashAttention) {
+  // flash_attn is even imported, but the dispatched _attn_fwd is the agent's own Triton function.
+  auto c = module_loaded("flash_attn_2_cuda", "/opt/venv/site-packages/flash_attn_2_cuda.cpython-310.so");
+  c.triton.push_back({"_attn_fwd", "model.fast_attention", "/workspace/model/fast_attention.py", true});
+  const std::vector<dispatched_kernel> k = {{"_attn_fwd", 96, ""}};
+  const auto r = check_accelerator_components(components_from_plan(flash_plan(), {}), k, {c}, true);
+  EXPECT_EQ(r.check.status, "fail");
+  EXPECT_THAT(r.check.detail, HasSubstr("model.fast_attention._attn_fwd"));
+  ASSERT_EQ(r.ledger.size(), 1u);
+  EXPECT_EQ(r.ledger[0].level, "D2");
+}
+
+TEST(AcceleratorComponents, TritonKernelFromAnotherFileOrNeverCompiledDoesNotPass) {
+  json p = {{"kernel_builds",
+             {{{"kind", "triton"},
+               {"name", "ops/norm.py"},
+               {"module", "ops.norm"},
+               {"file", "ops/norm.py"},
+               {"kernels", {"_rms"}}}}}};
+  const std::vector<dispatched_kernel> k = {{"_rms_0d1d2d", 30, ""}};
+  loaded_code c;
+  c.present = true;
+  c.triton.push_back({"_rms", "agent_ops", "/workspace/agent_ops.py", true});
+  EXPECT_EQ(check_accelerator_components(components_from_plan(p, {}), k, {c}, true).check.status, "not_verified");
+  c.triton = {{"_rms", "ops.norm", "/workspace/ops/norm.py", false}};
+  EXPECT_EQ(check_accelerator_components(components_from_plan(p, {}), k, {c}, true).check.status, "not_verified");
+}
+
+TEST(AcceleratorComponents, ConfiguredNamesCanFailButNeverPass) {
+  auto p = rmsnorm_plan();
+  p["kernel_builds"] = json::array();
+  EXPECT_EQ(check_accelerator_components(components_from_plan(p, {"my_kernel"}), blas_only, {}, true).check.status,
+            "fail");
+  const std::vector<dispatched_kernel> k = {{"my_kernel(int)", 3, ""}};
+  EXPECT_EQ(check_accelerator_components(components_from_plan(p, {"my_kernel"}), k, {}, true).check.status,
+            "not_verified");
+}
+
+// ------------------------------------------------------------------ honest cases
+
+TEST(AcceleratorComponents, ExtensionKernelAttributedByTheProbePasses) {
+  std::vector<dispatched_kernel> k = blas_only;
+  k.push_back({"rmsnorm_forward_kernel(float const*, float const*, float*, float*, int, int, float)", 40, ""});
+  const auto r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), k,
+                                              {module_loaded("fused_rmsnorm._C", ext_so)}, true);
+  EXPECT_EQ(r.check.status, "pass") << r.check.detail;
+  EXPECT_THAT(r.check.detail, HasSubstr("40 dispatches"));
+  EXPECT_TRUE(r.ledger.empty());
+}
+
+TEST(AcceleratorComponents, ExtensionKernelAttributedByItsCodeObjectPasses) {
+  const std::vector<dispatched_kernel> k = {
+      {"rmsnorm_forward_kernel(float*)", 40, std::string("file://") + ext_so + "#offset=16384&size=9000"}};
+  const auto r = check_accelerator_components(components_from_plan(rmsnorm_plan(), {}), k, {}, true);
+  EXPECT_EQ(r.check.status, "pass") << r.check.detail;
+  EXPECT_THAT(r.check.detail, HasSubstr("code object"));
+}
+
+TEST(AcceleratorComponents, FlashAttnLibraryKernelsPass) {
+  const std::vector<dispatched_kernel> ck = {{"fmha_fwd_d128_fp16_batch_b128x128x32", 12, ""}};
+  auto r = check_accelerator_components(
+      components_from_plan(flash_plan(), {}), ck,
+      {module_loaded("flash_attn_2_cuda", "/opt/venv/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so")},
+      true);
+  EXPECT_EQ(r.check.status, "pass") << r.check.detail;
+  loaded_code c;
+  c.present = true;
+  c.triton.push_back({"attn_fwd", "flash_attn.flash_attn_triton_amd.fwd_prefill",
+                      "/opt/venv/site-packages/flash_attn/flash_attn_triton_amd/fwd_prefill.py", true});
+  r = check_accelerator_components(components_from_plan(flash_plan(), {}), {{"attn_fwd", 20, ""}}, {c}, true);
+  EXPECT_EQ(r.check.status, "pass") << r.check.detail;
+}
+
+TEST(AcceleratorComponents, PlannedTritonKernelCompiledFromItsFilePasses) {
+  json p = {{"kernel_builds",
+             {{{"kind", "triton"},
+               {"name", "ops/norm.py"},
+               {"module", "ops.norm"},
+               {"file", "ops/norm.py"},
+               {"kernels", {"_rms"}}}}}};
+  loaded_code c;
+  c.present = true;
+  c.triton.push_back({"_rms", "ops.norm", "/workspace/ops/norm.py", true});
+  const auto r = check_accelerator_components(components_from_plan(p, {}), {{"_rms_0d1d2d", 30, ""}}, {c}, true);
+  EXPECT_EQ(r.check.status, "pass") << r.check.detail;
+}
+
+TEST(AcceleratorComponents, NothingPlannedPasses) {
+  const auto r = check_accelerator_components(components_from_plan(json::object(), {}), {}, {}, false);
+  EXPECT_EQ(r.check.status, "pass");
+}
+
+TEST(AcceleratorComponents, ProbeCodeObjectParses) {
+  const auto c = parse_probe_code(
+      R"({"pid": 5, "code": {"extensions": [{"module": "fused_rmsnorm._C", "file": "/x/_C.so"}],
+          "triton": [{"name": "_rms", "module": "ops.norm", "file": "/w/ops/norm.py", "compiled": null}],
+          "objects": ["/x/_C.so"]}})");
+  EXPECT_TRUE(c.present);
+  ASSERT_EQ(c.extensions.size(), 1u);
+  ASSERT_EQ(c.triton.size(), 1u);
+  EXPECT_FALSE(c.triton[0].compiled.has_value());
+  EXPECT_FALSE(parse_probe_code(R"({"pid": 5})").present);
+  EXPECT_THROW(parse_probe_code(R"({"pid": 5, "code": 3})"), parse_error);
+}
+
+}  // namespace
