@@ -3,9 +3,14 @@
 
 #include "../unit/test_support.hpp"
 
+#include <r2r/report/manifest.hpp>
+#include <r2r/report/signing.hpp>
+
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace r2r::test {
@@ -106,16 +111,16 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   std::ofstream(dir / "commands.log") << "sandbox\t0\t0.10\tls\nsandbox\t0\t0.50\tpython train.py\n";
 
   const std::string executed = o.executed_workload.empty() ? o.workload : o.executed_workload;
+  // Mode 1's five checks, as r2r.verifier.mode1-rocm names them.
+  nlohmann::json checks = nlohmann::json::array();
+  for (const char* name :
+       {"workload_exit", "kernels_on_gpu", "no_cpu_fallback", "accelerator_components", "scale_as_planned"})
+    checks.push_back(
+        {{"name", name}, {"status", o.verdict == "pass" ? "pass" : "not_verified"}, {"detail", "fixture"}});
   nlohmann::json response = {
       {"verdict", o.verdict},
       {"summary", "fixture verifier"},
-      {"checks",
-       {{{"name", "workload_finished"},
-         {"status", o.verdict == "pass" ? "pass" : "not_verified"},
-         {"detail", "exit 0"}},
-        {{"name", "kernels_on_gpu"},
-         {"status", o.verdict == "pass" ? "pass" : "not_verified"},
-         {"detail", "rocprof trace"}}}},
+      {"checks", checks},
       {"evidence",
        {{{"kind", "kernel_trace"}, {"detail", "42 kernels on gfx942"}, {"source", "rocprofv3 --kernel-trace"}},
         {{"kind", "probe"},
@@ -145,7 +150,40 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   in.image_used = o.base_image;
   in.environment_freeze = std::vector<std::string>{"torch==2.5.1+rocm6.2", "numpy==1.26.4"};
   in.wall_seconds = 95.5;
+  in.state_dir = dir / "state";  // the host's bundle key is made here on first use
   return in;
+}
+
+std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void reseal(const std::filesystem::path& bundle) {
+  const auto entries = r2r::report::hash_directory(bundle);
+  ASSERT_TRUE(entries) << entries.error().to_string();
+  std::ofstream(bundle / "MANIFEST.sha256", std::ios::trunc) << r2r::report::render_manifest(*entries);
+}
+
+void resign(const std::filesystem::path& bundle, const std::filesystem::path& state_dir) {
+  reseal(bundle);
+  const auto key = r2r::report::host_signing_key(state_dir);
+  ASSERT_TRUE(key) << key.error().to_string();
+  const auto sig = r2r::report::sign_manifest(*key, slurp(bundle / "MANIFEST.sha256"));
+  ASSERT_TRUE(sig) << sig.error().to_string();
+  std::ofstream(bundle / "MANIFEST.sig", std::ios::trunc) << *sig;
+}
+
+void edit_json(const std::filesystem::path& file, const std::function<void(nlohmann::json&)>& edit) {
+  auto doc = nlohmann::json::parse(slurp(file));
+  edit(doc);
+  std::ofstream(file, std::ios::trunc) << doc.dump(2) << "\n";
+}
+
+process_result verify_bundle_cli(const std::filesystem::path& bundle, const std::string& args) {
+  return run_process((env_path("R2R_BIN_DIR") / "repo2rocm").string() + " verify '" + bundle.string() + "' " + args);
 }
 
 }  // namespace r2r::test

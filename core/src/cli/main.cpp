@@ -126,13 +126,16 @@ const std::vector<command>& commands() {
        {},
        &r2r::cli::run_resume},
       {"verify",
-       "repo2rocm verify BUNDLE [--json]",
-       "Re-check an audit bundle: every file listed in MANIFEST.sha256 with a matching SHA-256 and none\n"
-       "unlisted; report.json valid against its schema; the verdict following from the verifiers' checks\n"
-       "and runtime evidence; PFS recomputed from its recorded facts; the ledger matching the guards'\n"
-       "decisions in trajectory.jsonl. Prints the verdict. Exit 0 when intact and consistent, 1 naming\n"
-       "the file and field otherwise, 2 when BUNDLE is not a directory.",
-       {},
+       "repo2rocm verify BUNDLE [--trusted-key FILE] [--state-dir DIR] [--json]",
+       "Re-check an audit bundle: MANIFEST.sha256 signed (MANIFEST.sig) by the trusted key (--trusted-key\n"
+       "FILE, a PEM public key; else this host's own bundle key under --state-dir); every file listed with\n"
+       "a matching SHA-256 and none unlisted; repo.tar a complete archive that patch.diff applies to;\n"
+       "report.json valid against its schema and equal to the report recomputed from plan.json,\n"
+       "trajectory.jsonl and the verifiers' responses (ledger, verdict, PFS and its inputs; a Mode 1 pass\n"
+       "needs Mode 1's five checks). Prints the signer's key fingerprint and the verdict. Exit 0 when\n"
+       "intact and consistent, 1 naming the file and what is wrong otherwise (unsigned, re-signed with\n"
+       "another key, regenerated manifest, ...), 2 when BUNDLE is not a directory.",
+       {"trusted-key", "state-dir"},
        &r2r::cli::run_verify},
   };
   return list;
@@ -170,7 +173,10 @@ int main(int argc, char** argv) {
       "out", po::value<std::string>(), "plan, port: output directory")(
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
-      "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)")(
+      "state-dir", po::value<std::string>(),
+      "plan, run: state directory (image failures per arch, the bundle signing key); verify: where this host's "
+      "bundle key is")("trusted-key", po::value<std::string>(),
+                       "verify: the public key (PEM) bundles must be signed with")(
       "instance", po::value<std::string>(), "llm ping: the pipeline instance to use")(
       "mode", po::value<std::string>(), "run, execute: 0 baseline, 1 functional (default), 2 functional + metrics")(
       "gpu", po::value<std::string>(), "run: index of the AMD GPU to pin (default 0)")(
@@ -235,9 +241,9 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt :
-       {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out", "base-image", "cache-dir",
-        "state-dir", "mode", "gpu", "run-dir", "plan", "workspace", "max-turns", "max-seconds"}) {
+  for (const auto& opt : {"kind",    "pipeline", "config",     "request",   "instance",    "commit",     "arch",
+                          "rocm",    "out",      "base-image", "cache-dir", "state-dir",   "mode",       "gpu",
+                          "run-dir", "plan",     "workspace",  "max-turns", "max-seconds", "trusted-key"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -254,7 +260,7 @@ int main(int argc, char** argv) {
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
   for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir",
-                          "plan", "workspace", "max-turns", "max-seconds"}) {
+                          "plan", "workspace", "max-turns", "max-seconds", "trusted-key"}) {
     if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
   }
   if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();

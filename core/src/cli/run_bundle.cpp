@@ -5,6 +5,7 @@
 #include "run_hooks_parts.hpp"
 
 #include <r2r/report/bundle.hpp>
+#include <r2r/report/signing.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -65,6 +66,7 @@ stage_result run_bundle(run_context& ctx) {
     if (const auto* p = ctx.registry->find(s.plugin.use)) in.plugins.push_back({p->info.id, p->info.version});
   in.image_used =
       ctx.sandbox.image.empty() ? ctx.plan.value("/base_image/ref"_json_pointer, std::string()) : ctx.sandbox.image;
+  in.state_dir = ctx.options.state_dir;
   const auto dir = ctx.run_dir / "bundle";
   auto written = report::write_bundle(in, dir);
   if (!written) {
@@ -72,15 +74,24 @@ stage_result run_bundle(run_context& ctx) {
     r.message = "cannot write the audit bundle: " + written.error().to_string();
     return r;
   }
-  auto checked = report::verify_bundle(dir);
+  report::verify_options trust;
+  auto host = report::host_public_key(ctx.options.state_dir);
+  if (host && *host) {
+    trust.trusted_key = **host;
+    trust.trusted_key_source = "this host's key";
+  }
+  auto checked = report::verify_bundle(dir, trust);
   if (!checked) {
     r.status = "failed";
     r.message = "the bundle just written does not verify: " + checked.error().to_string();
     return r;
   }
   r.message = "bundle " + dir.string() + " (" + std::to_string(written->files.size()) + " files, PFS " +
-              std::to_string(written->pfs.score).substr(0, 5) + ")";
-  r.results = json{{"dir", dir.string()}, {"verdict", written->verdict}, {"pfs", written->pfs.score}};
+              std::to_string(written->pfs.score).substr(0, 5) + ", signed by " + written->key_fingerprint + ")";
+  r.results = json{{"dir", dir.string()},
+                   {"verdict", written->verdict},
+                   {"pfs", written->pfs.score},
+                   {"key", written->key_fingerprint}};
   r.outputs = {"bundle"};
   return r;
 }

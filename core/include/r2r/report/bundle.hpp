@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The audit bundle of a run (docs/bundle.md): Dockerfile, repo.tar, patch.diff, commands.log,
-// plan.json, trajectory.jsonl, report.json, report.html and MANIFEST.sha256, written atomically,
-// and its verification.
+// plan.json, trajectory.jsonl, report.json, report.html, environment.txt (when observed),
+// MANIFEST.sha256 and its Ed25519 signature MANIFEST.sig, written atomically, and its verification.
 //
 // THREADING: write_bundle and verify_bundle keep no state; two writers of the same directory at
 // once are not supported (the last rename wins, neither leaves a half bundle).
@@ -9,10 +9,12 @@
 
 #include <r2r/core/error.hpp>
 #include <r2r/report/pfs.hpp>
+#include <r2r/report/signing.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +56,9 @@ struct bundle_inputs {
   /// The final environment's `pip freeze` lines; nullopt when not observed.
   std::optional<std::vector<std::string>> environment_freeze;
   double wall_seconds = 0;  // the run's wall time
+  /// The host's state directory; its bundle key (<state_dir>/signing, made on first use) signs
+  /// MANIFEST.sha256. Required by write_bundle.
+  std::filesystem::path state_dir;
 };
 
 struct bundle_summary {
@@ -61,7 +66,8 @@ struct bundle_summary {
   std::string verdict;
   int exit_code = 0;  // what `repo2rocm run` should exit with for this verdict
   pfs_breakdown pfs;
-  std::vector<std::string> files;  // every file written, sorted, MANIFEST.sha256 included
+  std::vector<std::string> files;  // every file written, sorted, MANIFEST.sha256 and MANIFEST.sig included
+  std::string key_fingerprint;     // of the host key that signed MANIFEST.sha256
 };
 
 /// Writes the bundle to `dir` atomically: into `<dir>.tmp-XXXXXX` beside it, every file and the
@@ -73,18 +79,29 @@ core::result<bundle_summary> write_bundle(const bundle_inputs& in, const std::fi
 /// The report.json document of a run (valid against configs/schema/report.schema.json).
 core::result<nlohmann::json> build_report(const bundle_inputs& in, const std::vector<nlohmann::json>& trajectory);
 
+struct verify_options {
+  /// The key the bundle must be signed with (`--trusted-key`, else the host's own key). nullopt:
+  /// no key is trusted and every bundle is rejected, saying which key signed it.
+  std::optional<public_key> trusted_key;
+  std::string trusted_key_source;  // where trusted_key came from, for messages
+};
+
 struct verify_outcome {
   std::string verdict;  // the recorded verdict, re-derived and found consistent
   double pfs = 0;
+  std::string signer;              // fingerprint of the key that signed MANIFEST.sha256
   std::vector<std::string> notes;  // what was checked, one line each
 };
 
-/// Re-checks a bundle: the manifest is well formed and lists exactly the other files with their
-/// hashes; report.json is valid against its schema; the verdict follows from the verifiers'
-/// verdicts, checks and evidence; PFS recomputes to the recorded value; the guards' ledger
-/// entries match trajectory.jsonl's decisions; the plan's kernel builds are graded. Errors name
-/// the file and field.
-core::result<verify_outcome> verify_bundle(const std::filesystem::path& dir);
+/// Re-checks a bundle (docs/bundle.md "repo2rocm verify"): MANIFEST.sig is a valid signature of
+/// MANIFEST.sha256 by the trusted key; the manifest lists exactly the other files with their
+/// hashes; repo.tar is a complete archive that patch.diff applies to; trajectory.jsonl is not empty
+/// when the run executed; report.json is valid against its schema and equal to the report rebuilt
+/// from plan.json, trajectory.jsonl, commands.log, environment.txt and the verifiers' responses
+/// (ledger, verdict, PFS and its inputs recomputed, nothing read from pfs.inputs); a Mode 1 pass has
+/// Mode 1's five checks; report.html and the Dockerfile are the renderings of those files. Errors
+/// name the file and what is wrong, never the value a forger would need.
+core::result<verify_outcome> verify_bundle(const std::filesystem::path& dir, const verify_options& options);
 
 /// The run's verdict from the verifiers' verdicts: pass only when there is at least one and all
 /// passed; otherwise the most severe present, in order error, no_device, fail; none: error.
