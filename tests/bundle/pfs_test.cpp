@@ -134,6 +134,8 @@ TEST(Verdicts, CombinedVerdictIsTheMostSevere) {
   EXPECT_EQ(combine_verdicts({"pass", "fail"}), "fail");
   EXPECT_EQ(combine_verdicts({"fail", "no_device"}), "no_device");
   EXPECT_EQ(combine_verdicts({"no_device", "error", "pass"}), "error");
+  EXPECT_EQ(combine_verdicts({"pass", "not_verified"}), "fail") << "evidence that could not decide is not a pass";
+  EXPECT_EQ(combine_verdicts({"pass", "maybe"}), "error") << "an unknown verdict is never a pass";
   EXPECT_EQ(exit_code_of("pass"), 0);
   EXPECT_EQ(exit_code_of("fail"), 3);
   EXPECT_EQ(exit_code_of("no_device"), 4);

@@ -23,6 +23,9 @@ class mode1_cuda {
   sdk::verifier::verify_response verify(const sdk::verifier::verify_request& request, sdk::call_context& ctx) {
     return impl_.verify(request, ctx);
   }
+  sdk::verifier::verify_response judge(const sdk::verifier::judge_request& request, sdk::call_context& ctx) {
+    return impl_.judge(request, ctx);
+  }
   static sdk::method_table<mode1_cuda> methods() { return sdk::verifier::methods<mode1_cuda>(); }
 
  private:

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 std::string verdict_meaning(const std::string& verdict) {
   if (verdict == "pass") return "verified: the workload ran on the AMD GPU with runtime evidence";
-  if (verdict == "fail") return "not verified: a verifier check failed";
+  if (verdict == "fail") return "not verified: a verifier check failed or its evidence could not decide";
   if (verdict == "no_device") return "no ROCm device to verify on: no verdict";
   return "error: a verifier could not finish, or none ran";
 }
@@ -38,6 +38,10 @@ std::string combine_verdicts(const std::vector<std::string>& verdicts) {
   if (verdicts.empty()) return "error";
   for (const char* v : {"error", "no_device", "fail"})
     if (std::find(verdicts.begin(), verdicts.end(), v) != verdicts.end()) return v;
+  // A verifier's not_verified (evidence that could not decide) is not a pass: the run is "fail".
+  if (std::find(verdicts.begin(), verdicts.end(), "not_verified") != verdicts.end()) return "fail";
+  for (const auto& v : verdicts)
+    if (v != "pass") return "error";  // a verdict this build does not know is never a pass
   return "pass";
 }
 

@@ -18,7 +18,10 @@ std::vector<bundle_section> parse_bundle(std::string_view output, std::string_vi
     const std::size_t next = nl == std::string_view::npos ? output.size() + 1 : nl + 1;
     if (line.starts_with(marker)) {
       const auto words = split_ws(line.substr(marker.size()));
-      out.push_back({words.empty() ? "" : std::string(words[0]), words.size() > 1 ? std::string(words[1]) : "", ""});
+      bundle_section sec{
+          words.empty() ? "" : std::string(words[0]), words.size() > 1 ? std::string(words[1]) : "", {}, ""};
+      for (std::size_t i = 1; i < words.size(); ++i) sec.args.emplace_back(words[i]);
+      out.push_back(std::move(sec));
       cur = &out.back();
       if (cur->name == "log") {
         if (next <= output.size()) cur->body = std::string(output.substr(next));
@@ -64,8 +67,14 @@ std::vector<process_sample> parse_samples(std::string_view body) {
       if (w.size() > 2) s.index = static_cast<int>(to_int(w[2]).value_or(-1));
       out.push_back(std::move(s));
     } else if (line.starts_with("### tree ") && !out.empty()) {
-      for (const auto p : split_ws(line.substr(9)))
-        if (const auto v = to_int(p)) out.back().tree.insert(*v);
+      for (const auto p : split_ws(line.substr(9))) {
+        const auto colon = p.find(':');
+        if (const auto v = to_int(p.substr(0, colon))) {
+          out.back().tree.insert(*v);
+          if (colon != std::string_view::npos)
+            if (const auto u = to_int(p.substr(colon + 1))) out.back().uids[*v] = *u;
+        }
+      }
     } else if (line.starts_with("### tool ") && !out.empty()) {
       out.back().tool = std::string(trim(line.substr(9)));
     } else if (!out.empty()) {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include <r2r/verify/kernel_class.hpp>
+#include <r2r/verify/host_sampler.hpp>
 #include <r2r/verify/mode1.hpp>
 #include <r2r/verify/nvidia_smi.hpp>
 #include <r2r/verify/rocminfo.hpp>
 #include <r2r/verify/text.hpp>
 
 #include "embedded_scripts.hpp"
+#include "mode1_evidence.hpp"
 #include "output_encoding.hpp"
 
 #include <r2r/sdk/error.hpp>
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <map>
-#include <random>
 #include <regex>
 #include <set>
 
@@ -21,15 +21,6 @@ namespace r2r::verify {
 namespace {
 
 namespace v = sdk::verifier;
-
-std::string random_nonce() {
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (int i = 0; i < 24; ++i) s += hex[gen() % 16];
-  return s;
-}
 
 const bundle_section* find(const std::vector<bundle_section>& s, std::string_view name) {
   for (const auto& x : s)
@@ -75,22 +66,6 @@ std::pair<bool, std::string> device_present(const mode1_config& cfg, const std::
   }
 }
 
-v::check make(std::string name, bool ok, std::string detail) {
-  return {std::move(name), ok ? "pass" : "fail", std::move(detail)};
-}
-
-std::string top_names(const std::map<std::string, long long>& counts, std::size_t n) {
-  std::vector<std::pair<long long, std::string>> v;
-  for (const auto& [k, c] : counts) v.push_back({c, k});
-  std::sort(v.rbegin(), v.rend());
-  std::string out;
-  for (std::size_t i = 0; i < v.size() && i < n; ++i) {
-    if (!out.empty()) out += "; ";
-    out += v[i].second.substr(0, 80) + " x" + std::to_string(v[i].first);
-  }
-  return out;
-}
-
 }  // namespace
 
 void from_json(const nlohmann::json& j, mode1_config& c) {
@@ -103,6 +78,20 @@ void from_json(const nlohmann::json& j, mode1_config& c) {
   c.max_trace_rows = j.value("max_trace_rows", c.max_trace_rows);
   c.max_log_bytes = j.value("max_log_bytes", c.max_log_bytes);
   c.custom_kernels = j.value("custom_kernels", c.custom_kernels);
+  c.workload_uid = j.value("workload_uid", c.workload_uid);
+  c.min_gpu_share = j.value("min_gpu_share", c.min_gpu_share);
+  c.host_sampler = j.value("host_sampler", c.host_sampler);
+  c.host_pmon = j.value("host_pmon", c.host_pmon);
+  c.host_tool_dirs = j.value("host_tool_dirs", c.host_tool_dirs);
+  if (c.workload_uid <= 0)
+    throw sdk::invalid_argument("workload_uid: expected a non-zero uid (the workload must not run as root), found " +
+                                std::to_string(c.workload_uid));
+  if (c.min_gpu_share < 0 || c.min_gpu_share > 1)
+    throw sdk::invalid_argument("min_gpu_share: expected a fraction between 0 and 1, found " +
+                                std::to_string(c.min_gpu_share));
+  for (const auto& d : c.host_tool_dirs)
+    if (d.empty() || d.front() != '/')
+      throw sdk::invalid_argument("host_tool_dirs: '" + d + "' is not an absolute host directory");
   if (j.contains("cpu_fallback_patterns")) c.cpu_fallback_patterns = j["cpu_fallback_patterns"];
   if (c.timeout_s <= 0) throw sdk::invalid_argument("timeout_s: expected a positive number of seconds");
   for (const auto& p : c.cpu_fallback_patterns) {
@@ -156,8 +145,7 @@ const std::string& probe_source() {
   return s;
 }
 
-std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command,
-                                               const std::string& nonce) {
+std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command) {
   const auto num = [](double d) {
     std::string s = std::to_string(d);
     s.erase(s.find_last_not_of('0') + 1);
@@ -166,7 +154,7 @@ std::map<std::string, std::string> collect_env(const mode1_config& cfg, const st
   };
   return {{"R2R_VENDOR", cfg.vendor},
           {"R2R_WORKLOAD_CMD", command},
-          {"R2R_NONCE", nonce},
+          {"R2R_WORKLOAD_UID", std::to_string(cfg.workload_uid)},
           {"R2R_TIMEOUT_S", num(cfg.timeout_s)},
           {"R2R_INTERVAL_S", num(cfg.sample_interval_s)},
           {"R2R_TRACER", cfg.tracer},
@@ -176,15 +164,25 @@ std::map<std::string, std::string> collect_env(const mode1_config& cfg, const st
           {"R2R_PROBE_SOURCE", probe_source()}};
 }
 
-sdk::verifier::verify_response evaluate_mode1(const mode1_config& cfg, const mode1_expectations& want,
-                                              std::string_view output, std::string_view nonce, bool exec_timed_out) {
+sdk::verifier::verify_response judge_mode1(const mode1_config& cfg, const mode1_expectations& want,
+                                           const mode1_capture& capture) {
+  using namespace mode1_detail;
   v::verify_response r;
-  const auto sections = parse_bundle(output, nonce);
-  static const char* check_names[] = {"workload_exit", "kernels_on_gpu", "no_cpu_fallback", "accelerator_components",
-                                      "scale_as_planned"};
+  static const char* check_names[] = {"evidence_integrity", "workload_exit",          "kernels_on_gpu",
+                                      "no_cpu_fallback",    "accelerator_components", "scale_as_planned"};
+  const mode1_evidence ev = read_evidence(cfg, capture);
 
+  if (ev.fence.empty()) {
+    const auto integrity = check_evidence_integrity(cfg, capture, ev);
+    r.checks.push_back(integrity);
+    for (std::size_t i = 1; i < std::size(check_names); ++i)
+      r.checks.push_back({check_names[i], "not_verified", "no readable collector output"});
+    r.verdict = integrity.status == "fail" ? "fail" : "not_verified";
+    r.summary = "not verified: " + integrity.detail;
+    return r;
+  }
   nlohmann::json device_data = nlohmann::json::array();
-  const auto [present, device_detail] = device_present(cfg, sections, device_data);
+  const auto [present, device_detail] = device_present(cfg, ev.sections, device_data);
   r.evidence.push_back({"device", device_detail, cfg.vendor == "amd" ? "rocminfo" : "nvidia-smi", device_data});
   if (!present) {
     r.verdict = "no_device";
@@ -193,236 +191,63 @@ sdk::verifier::verify_response evaluate_mode1(const mode1_config& cfg, const mod
     return r;
   }
 
-  // Workload exit.
-  const auto* exit_s = find(sections, "exit");
-  const auto* log_s = find(sections, "log");
-  v::workload_run run;
+  r.checks.push_back(check_evidence_integrity(cfg, capture, ev));
+  r.checks.push_back(check_workload_exit(cfg, capture, ev));
+  r.checks.push_back(check_kernels_on_gpu(cfg, ev));
+  r.checks.push_back(check_no_cpu_fallback(cfg, ev));
+  r.checks.push_back(check_accelerator_components(want, ev, r.ledger, r.evidence));
+  r.checks.push_back(check_scale_as_planned(want));
+
+  v::workload_run run = ev.run;
   run.command = want.command;
-  run.log = log_s != nullptr ? log_s->body : "";
-  long long root_pid = -1;
-  if (exit_s != nullptr) {
-    const auto w = split_ws(exit_s->body);
-    if (w.size() >= 3) {
-      run.exit_code = static_cast<int>(to_int(w[0]).value_or(-1));
-      run.seconds = to_double(w[1]).value_or(0);
-      root_pid = to_int(w[2]).value_or(-1);
-    }
-  }
   r.workload = run;
-  const bool timed_out = exec_timed_out || run.exit_code == 124 || run.exit_code == 137;
-  if (exit_s == nullptr) {
-    r.checks.push_back({"workload_exit", "fail",
-                        exec_timed_out ? "the sandbox exec timed out before the workload finished"
-                                       : "the collection output has no exit section (truncated or killed)"});
-  } else if (timed_out) {
-    r.checks.push_back({"workload_exit", "fail",
-                        "the workload did not finish within " + std::to_string(static_cast<long long>(cfg.timeout_s)) +
-                            " s (exit " + std::to_string(run.exit_code) + ")"});
-  } else {
-    r.checks.push_back(make("workload_exit", run.exit_code == 0,
-                            "exit code " + std::to_string(run.exit_code) + " after " +
-                                std::to_string(static_cast<long long>(run.seconds)) + " s"));
-  }
   r.evidence.push_back({"workload_exit",
                         "exit " + std::to_string(run.exit_code),
                         want.command,
-                        {{"exit_code", run.exit_code}, {"seconds", run.seconds}, {"pid", root_pid}}});
-
-  // Kernel evidence: tracer rows and the probe's profiler.
-  std::string tracer = "none";
-  if (const auto* t = find(sections, "tracer")) tracer = std::string(trim(t->body));
-  std::vector<kernel_dispatch> dispatches;
-  std::vector<kernel_stat> stats;
-  std::set<long long> gpu_agents;
-  std::vector<std::string> problems;
-  std::vector<probe_report> probes;
-  for (const auto& s : sections) {
-    try {
-      if (s.name == "trace" && (s.file.ends_with("kernel_trace.csv") || s.file == "results.csv")) {
-        auto d = parse_kernel_trace_csv(s.body);
-        dispatches.insert(dispatches.end(), d.begin(), d.end());
-      } else if (s.name == "trace" && s.file.ends_with("stats.csv")) {
-        auto st = parse_stats_csv(s.body);
-        stats.insert(stats.end(), st.begin(), st.end());
-      } else if (s.name == "trace" && s.file.ends_with("agent_info.csv")) {
-        for (const auto& a : parse_agent_info_csv(s.body))
-          if (a.type == "GPU") gpu_agents.insert(a.node_id);
-      } else if (s.name == "probe") {
-        probes.push_back(parse_probe_json(s.body));
-      }
-    } catch (const parse_error& e) {
-      problems.push_back(e.what());
-    }
-  }
-  std::map<std::string, long long> kernels;  // name -> dispatches on the GPU
-  long long gpu_rows = 0;
-  for (const auto& d : dispatches) {
-    if (!gpu_agents.empty() && d.agent && !gpu_agents.contains(*d.agent)) continue;
-    ++gpu_rows;
-    ++kernels[d.name];
-  }
-  for (const auto& s : stats)
-    if (!kernels.contains(s.name)) kernels[s.name] = s.calls;
-  long long profiled = 0;
-  for (const auto& p : probes) {
-    if (!p.kernels) continue;
-    for (const auto& [name, count] : *p.kernels) {
-      kernels[name] += count;
-      profiled += count;
-    }
-  }
-  if (!dispatches.empty() || !stats.empty()) {
+                        {{"exit_code", run.exit_code}, {"seconds", run.seconds}, {"pid", ev.root_pid}}});
+  r.evidence.push_back({"privilege_drop", ev.privdrop.empty() ? "none recorded" : ev.privdrop, "collect.sh", nullptr});
+  if (ev.dispatch_rows > 0 || ev.have_stats)
     r.evidence.push_back({"kernel_trace",
-                          std::to_string(gpu_rows) + " dispatches on GPU agents; top: " + top_names(kernels, 5),
-                          tracer,
-                          {{"dispatch_rows", dispatches.size()}, {"gpu_rows", gpu_rows}}});
-  }
-
-  // Probe: the torch build and device use, per Python process of the workload.
-  const std::string runtime = cfg.vendor == "amd" ? "HIP" : "CUDA";
-  const auto right_runtime = [&](const probe_report& p) {
-    return cfg.vendor == "amd" ? !p.hip.empty() : (!p.cuda.empty() && p.hip.empty());
-  };
-  const probe_report* gpu_probe = nullptr;
-  const probe_report* cpu_probe = nullptr;
-  for (const auto& p : probes) {
+                          std::to_string(ev.gpu_rows) + " dispatches on GPU agents (in-process tracer)",
+                          ev.tracer,
+                          {{"dispatch_rows", ev.dispatch_rows}, {"gpu_rows", ev.gpu_rows}}});
+  for (const auto& p : ev.probes) {
     nlohmann::json d = {{"pid", p.pid},   {"torch", p.torch_version},       {"hip", p.hip},
                         {"cuda", p.cuda}, {"is_available", p.is_available}, {"allocated_bytes", p.allocated_bytes()}};
     if (!p.devices.empty()) d["device"] = p.devices.front().name, d["arch"] = p.devices.front().arch;
     if (p.kernels) d["kernels"] = p.kernels->size();
-    r.evidence.push_back({"probe", "pid " + std::to_string(p.pid), "sitecustomize probe", d});
-    if (!p.torch_loaded) continue;
-    if (right_runtime(p) && p.is_available && p.initialized && p.allocated_bytes() > 0) {
-      if (gpu_probe == nullptr) gpu_probe = &p;
-    } else if (!p.is_available || !right_runtime(p)) {
-      if (cpu_probe == nullptr) cpu_probe = &p;
-    }
+    r.evidence.push_back({"probe", "pid " + std::to_string(p.pid) + " (in-process)", "sitecustomize probe", d});
   }
-
-  // GPU process samples attributed to the workload's process tree.
-  std::set<long long> seen_pids;
-  std::string sample_tool;
-  int samples_n = 0;
-  if (const auto* s = find(sections, "samples")) {
-    for (const auto& sample : parse_samples(s->body)) {
-      ++samples_n;
-      if (!sample.tool.empty()) sample_tool = sample.tool;
-      if (!sample.error.empty()) problems.push_back(sample.error);
-      for (const auto& proc : sample.processes)
-        if (sample.tree.contains(proc.pid) || proc.pid == root_pid) seen_pids.insert(proc.pid);
-    }
-  }
-  std::string pids;
-  for (const auto p : seen_pids) pids += (pids.empty() ? "" : ",") + std::to_string(p);
+  r.evidence.push_back({"gpu_process",
+                        std::to_string(ev.sandbox_samples) +
+                            " in-sandbox samples; workload pids listed: " + std::to_string(ev.sandbox_listed.size()),
+                        ev.sandbox_tool.empty() ? "none" : ev.sandbox_tool,
+                        {{"samples", ev.sandbox_samples},
+                         {"pids", std::vector<long long>(ev.sandbox_listed.begin(), ev.sandbox_listed.end())}}});
+  const auto& s = ev.share;
   r.evidence.push_back(
-      {"gpu_process",
-       seen_pids.empty() ? std::to_string(samples_n) + " samples; no workload process listed"
-                         : "workload pid(s) " + pids + " listed by " + sample_tool,
-       sample_tool.empty() ? "none" : sample_tool,
-       {{"samples", samples_n}, {"pids", std::vector<long long>(seen_pids.begin(), seen_pids.end())}}});
+      {"gpu_share",
+       std::to_string(s.active) + "/" + std::to_string(s.samples) + " host samples busy for the workload",
+       ev.host_ran ? s.source : "host sampler did not run: " + ev.host_note,
+       {{"share", s.share},
+        {"min_share", cfg.min_gpu_share},
+        {"samples", s.samples},
+        {"attributed", s.attributed},
+        {"active", s.active},
+        {"host_pids", std::vector<long long>(s.host_pids.begin(), s.host_pids.end())},
+        {"max_vram_bytes", s.max_vram_bytes},
+        {"source", s.source}}});
+  if (ev.host_ran && s.samples > 0) r.metrics["gpu_share"] = s.share;
+  for (const auto& p : s.problems) r.evidence.push_back({"parse_problem", p, "host sampler", nullptr});
 
-  // kernels_on_gpu
-  if (gpu_rows > 0) {
-    r.checks.push_back(
-        make("kernels_on_gpu", true, std::to_string(gpu_rows) + " kernel dispatches on a GPU agent (" + tracer + ")"));
-  } else if (gpu_probe != nullptr && profiled > 0) {
-    r.checks.push_back(make("kernels_on_gpu", true,
-                            std::to_string(profiled) + " device kernels recorded by torch.profiler in pid " +
-                                std::to_string(gpu_probe->pid) + " (" + runtime + " build)"));
-  } else if (gpu_probe != nullptr && !seen_pids.empty()) {
-    r.checks.push_back(make("kernels_on_gpu", true,
-                            runtime + " torch allocated " +
-                                std::to_string(static_cast<long long>(gpu_probe->allocated_bytes())) +
-                                " bytes on the device and the process was listed by " + sample_tool));
-  } else {
-    std::string why = "no kernel dispatch on a GPU agent";
-    why += tracer == "none" ? " (no tracer ran)" : " in the " + tracer + " trace";
-    why += gpu_probe == nullptr ? "; no probe shows " + runtime + " torch with device memory allocated"
-                                : "; the probe's process was not listed by the GPU process sampler";
-    r.checks.push_back(make("kernels_on_gpu", false, why));
-  }
-
-  // no_cpu_fallback
-  std::string fallback_line;
-  for (const auto& pat : cfg.cpu_fallback_patterns) {
-    const std::regex re(pat);
-    for (const auto line : split_lines(run.log)) {
-      const std::string l(line);
-      if (std::regex_search(l, re)) {
-        fallback_line = excerpt(l);
-        break;
-      }
-    }
-    if (!fallback_line.empty()) break;
-  }
-  if (cpu_probe != nullptr) {
-    std::string d = "pid " + std::to_string(cpu_probe->pid) + ": ";
-    d += !right_runtime(*cpu_probe)
-             ? "torch is not a " + runtime + " build (hip=" + cpu_probe->hip + ", cuda=" + cpu_probe->cuda + ")"
-             : "torch.cuda.is_available() was False";
-    r.checks.push_back(make("no_cpu_fallback", false, d));
-  } else if (!fallback_line.empty()) {
-    r.checks.push_back(make("no_cpu_fallback", false, "the workload log reports CPU execution: " + fallback_line));
-  } else if (gpu_probe != nullptr) {
-    r.checks.push_back(
-        make("no_cpu_fallback", true,
-             "pid " + std::to_string(gpu_probe->pid) + " ran " + runtime + " torch on " +
-                 (gpu_probe->devices.empty() ? std::string("the GPU") : gpu_probe->devices.front().name)));
-  } else if (probes.empty() && gpu_rows > 0) {
-    r.checks.push_back(make("no_cpu_fallback", true, "not a Python workload; the kernel trace shows GPU dispatches"));
-  } else {
-    r.checks.push_back(make("no_cpu_fallback", false,
-                            probes.empty() ? "no probe output and no GPU kernel trace: nothing shows GPU execution"
-                                           : "no Python process of the workload allocated device memory"));
-  }
-
-  // accelerator_components
-  const bool have_kernel_names = !kernels.empty();
-  std::vector<std::string> missing;
-  std::map<kernel_family, long long> families;
-  for (const auto& [name, count] : kernels) families[classify_kernel(name, want.custom_kernels)] += count;
-  if (want.flash_attention && !families.contains(kernel_family::flash_attention)) {
-    missing.push_back("flash attention kernels");
-    if (families.contains(kernel_family::sdpa_fallback)) {
-      r.ledger.push_back({"flash-attention", "D2", "SDPA / memory-efficient attention kernels ran instead"});
-    }
-  }
-  if (want.custom_required && !want.custom_kernels.empty() && !families.contains(kernel_family::custom)) {
-    std::string names;
-    for (const auto& k : want.custom_kernels) names += (names.empty() ? "" : ", ") + k;
-    missing.push_back("the repository's own kernels (" + names + ")");
-    r.ledger.push_back({"custom kernels", "D3", "none of " + names + " was dispatched"});
-  }
-  if (!want.flash_attention && !(want.custom_required && !want.custom_kernels.empty())) {
-    r.checks.push_back({"accelerator_components", "pass", "the plan names no accelerator-critical kernels"});
-  } else if (!have_kernel_names) {
-    r.checks.push_back({"accelerator_components", "not_verified",
-                        "no kernel names were recorded (no tracer and no profiler output), so the planned kernels "
-                        "cannot be confirmed"});
-  } else if (!missing.empty()) {
-    std::string m;
-    for (const auto& x : missing) m += (m.empty() ? "" : "; ") + x;
-    r.checks.push_back(make("accelerator_components", false, "missing: " + m));
-  } else {
-    std::string d;
-    if (want.flash_attention)
-      d += std::to_string(families[kernel_family::flash_attention]) + " flash-attention dispatches";
-    if (families.contains(kernel_family::custom))
-      d += (d.empty() ? "" : "; ") + std::to_string(families[kernel_family::custom]) + " custom-kernel dispatches";
-    r.checks.push_back(make("accelerator_components", true, d));
-  }
-  nlohmann::json fam = nlohmann::json::object();
-  for (const auto& [f, c] : families) fam[std::string(to_string(f))] = c;
-  if (!families.empty()) r.evidence.push_back({"kernel_families", fam.dump(), "kernel name classifier", fam});
-
-  // scale_as_planned: the verifier ran the plan's command verbatim.
-  r.checks.push_back({"scale_as_planned", "pass", "ran the plan's workload command verbatim: " + want.command});
-
-  for (const auto& p : problems) r.evidence.push_back({"parse_problem", p, "", nullptr});
-  r.verdict = r.all_checks_passed() ? "pass" : "fail";
+  bool any_fail = false, any_unverified = false;
   std::string failed;
-  for (const auto& c : r.checks)
+  for (const auto& c : r.checks) {
+    any_fail |= c.status == "fail";
+    any_unverified |= c.status != "pass" && c.status != "fail";
     if (c.status != "pass") failed += (failed.empty() ? "" : ", ") + c.name;
+  }
+  r.verdict = any_fail ? "fail" : any_unverified ? "not_verified" : "pass";
   r.summary = r.verdict == "pass" ? "the workload ran on the " + vendor_word(cfg) + " GPU and every check passed"
                                   : "not verified: " + failed;
   return r;
@@ -440,22 +265,59 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
     r.checks.push_back({"workload_exit", "not_verified", "the request has no sandbox; pass the final container"});
     return r;
   }
-  const std::string nonce = random_nonce();
   sdk::sandbox::exec_request exec;
   exec.sandbox_id = request.sandbox->id;
   exec.command = collect_script();
   exec.timeout_s = config_.timeout_s + 120;  // the script's own timeout fires first and keeps the evidence
   exec.max_output_bytes = std::int64_t{16} << 20;
-  exec.env = collect_env(config_, want.command, nonce);
+  exec.env = collect_env(config_, want.command);
   exec.workdir = request.sandbox->workdir;
+
+  mode1_capture capture;
+  capture.vendor = config_.vendor;
+  host_sampler_config hcfg;
+  hcfg.vendor = config_.vendor;
+  hcfg.interval_s = config_.sample_interval_s;
+  hcfg.tool_dirs = config_.host_tool_dirs;
+  hcfg.pmon = config_.host_pmon;
+  std::optional<host_sampler> sampler;
+  if (config_.host_sampler) {
+    const auto [ok, note] = host_sampler_available(hcfg);
+    capture.host_sampler = ok;
+    capture.host_sampler_note = note;
+    capture.host_interval_s = hcfg.interval_s;
+    if (ok) sampler.emplace(hcfg).start();
+  } else {
+    capture.host_sampler_note = "host_sampler is off in the verifier's config";
+  }
   host_.info("mode1: running the plan's workload command in sandbox " + exec.sandbox_id);
-  const auto reply =
-      ctx.call_service(config_.sandbox_service, "exec", nlohmann::json(exec)).get<sdk::sandbox::exec_response>();
-  std::string out = reply.stdout_text;
-  if (reply.stdout_encoding == "base64") out = sandbox_common::base64_decode(out);
-  auto response = evaluate_mode1(config_, want, out, nonce, reply.timed_out);
-  if (response.workload && reply.truncated)
-    response.evidence.push_back({"parse_problem", "the sandbox truncated the collection output", "sandbox", nullptr});
+  sdk::sandbox::exec_response reply;
+  try {
+    reply = ctx.call_service(config_.sandbox_service, "exec", nlohmann::json(exec)).get<sdk::sandbox::exec_response>();
+  } catch (...) {
+    if (sampler) (void)sampler->stop();
+    throw;
+  }
+  if (sampler) capture.host_samples = sampler->stop();
+  capture.collector.exit_code = reply.exit_code;
+  capture.collector.timed_out = reply.timed_out;
+  capture.collector.truncated = reply.truncated;
+  capture.collector.stdout_text =
+      reply.stdout_encoding == "base64" ? sandbox_common::base64_decode(reply.stdout_text) : reply.stdout_text;
+  capture.nonce = fence_of(capture.collector.stdout_text);
+  auto response = judge_mode1(config_, want, capture);
+  response.capture = capture;
+  return response;
+}
+
+sdk::verifier::verify_response mode1_verifier::judge(const sdk::verifier::judge_request& request, sdk::call_context&) {
+  const mode1_expectations want = expectations_from_plan(request.plan, config_);
+  const auto capture = request.capture.get<mode1_capture>();
+  if (capture.vendor != config_.vendor)
+    throw sdk::invalid_argument("capture.vendor: this verifier judges " + config_.vendor + " captures, found " +
+                                capture.vendor + "; use the verifier of that vendor");
+  auto response = judge_mode1(config_, want, capture);
+  response.capture = request.capture;
   return response;
 }
 

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 // Typed messages of the verifier kind. The wire shapes are
-// plugin_api/schemas/verifier/verify.{request,response}.schema.json; these structs mirror them.
-// A verifier plugin implements one method:
+// plugin_api/schemas/verifier/{verify,judge}.{request,response}.schema.json; these structs mirror them.
+// A verifier plugin implements
 //   r2r::sdk::verifier::verify_response verify(const r2r::sdk::verifier::verify_request&,
 //                                              r2r::sdk::call_context&);
-// and lists it with r2r::sdk::verifier::methods<T>().
+// and, when its evidence can be stored and decided again, also
+//   r2r::sdk::verifier::verify_response judge(const r2r::sdk::verifier::judge_request&,
+//                                             r2r::sdk::call_context&);
+// and lists them with r2r::sdk::verifier::methods<T>() (judge is listed when T has it).
 //
 // CONTRACT: a verifier owns the verdict. It re-runs what it needs through the host's "sandbox"
 // service and never takes the agent's output as evidence. "pass" only when every check passed;
-// with the required GPU absent it answers "no_device", never "pass".
+// with the required GPU absent it answers "no_device", never "pass"; "not_verified" when the
+// evidence could not decide (truncated, unparseable, or not from outside the workload's reach).
+// A verifier with judge returns its raw evidence as `capture`; judge({plan, mode, capture}) runs
+// nothing and returns the same response verify returned for that capture (verify = collect + judge).
 #pragma once
 
 #include <r2r/sdk/methods.hpp>
@@ -76,6 +82,21 @@ inline void to_json(nlohmann::json& j, const verify_request& r) {
   if (!r.workload_log.empty()) j["workload_log"] = r.workload_log;
 }
 
+/// judge: decide again from a capture a verify response returned, running nothing.
+struct judge_request {
+  nlohmann::json plan = nlohmann::json::object();
+  int mode = 1;
+  nlohmann::json capture;  // the verifier's own format, e.g. "r2r.mode1.capture/1"
+};
+inline void from_json(const nlohmann::json& j, judge_request& r) {
+  r.plan = j.at("plan");
+  r.mode = j.at("mode").get<int>();
+  r.capture = j.at("capture");
+}
+inline void to_json(nlohmann::json& j, const judge_request& r) {
+  j = nlohmann::json{{"plan", r.plan}, {"mode", r.mode}, {"capture", r.capture}};
+}
+
 struct check {
   std::string name;
   std::string status;  // pass | fail | not_verified | skipped
@@ -110,13 +131,14 @@ struct workload_run {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(workload_run, command, exit_code, seconds, log)
 
 struct verify_response {
-  std::string verdict = "fail";  // pass | fail | no_device | error
+  std::string verdict = "fail";  // pass | fail | not_verified | no_device | error
   std::string summary;
   std::vector<check> checks;
   std::vector<evidence_item> evidence;
   std::map<std::string, double> metrics;
   std::optional<workload_run> workload;
   std::vector<ledger_entry> ledger;
+  nlohmann::json capture;  // null: the verifier keeps no re-judgeable evidence
 
   /// "pass" only when there is at least one check and every check passed.
   bool all_checks_passed() const {
@@ -134,6 +156,7 @@ inline void to_json(nlohmann::json& j, const verify_response& r) {
                      {"ledger", r.ledger}};
   if (!r.summary.empty()) j["summary"] = r.summary;
   if (r.workload) j["workload"] = *r.workload;
+  if (!r.capture.is_null()) j["capture"] = r.capture;
 }
 inline void from_json(const nlohmann::json& j, verify_response& r) {
   r.verdict = j.at("verdict").get<std::string>();
@@ -143,12 +166,16 @@ inline void from_json(const nlohmann::json& j, verify_response& r) {
   r.metrics = j.value("metrics", std::map<std::string, double>{});
   if (auto it = j.find("workload"); it != j.end() && it->is_object()) r.workload = it->get<workload_run>();
   r.ledger = j.value("ledger", std::vector<ledger_entry>{});
+  r.capture = j.value("capture", nlohmann::json());
 }
 
-/// The method table every verifier exposes.
+/// The method table every verifier exposes: verify, and judge when T has one.
 template <class T>
 method_table<T> methods() {
-  return {method("verify", &T::verify)};
+  if constexpr (requires { &T::judge; })
+    return {method("verify", &T::verify), method("judge", &T::judge)};
+  else
+    return {method("verify", &T::verify)};
 }
 
 }  // namespace r2r::sdk::verifier

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The sectioned stdout of scripts/collect.sh ("@@R2R-<nonce> <name> [<file>]" lines) and the GPU
-// process samples it recorded. Pure functions.
+// The sectioned stdout of scripts/collect.sh ("@@R2R-<fence> <name> [<args>]" lines after the
+// "@@R2R-FENCE <fence>" first line) and the GPU process samples it recorded. Pure functions.
 #pragma once
 
 #include <r2r/verify/gpu_process.hpp>
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,7 +15,8 @@ namespace r2r::verify {
 
 struct bundle_section {
   std::string name;
-  std::string file;  // the optional argument after the name
+  std::string file;               // the first argument after the name
+  std::vector<std::string> args;  // every argument after the name
   std::string body;
 };
 /// Sections in order. Parsing stops at the "log" section, whose body is the rest of the output,
@@ -23,8 +25,9 @@ std::vector<bundle_section> parse_bundle(std::string_view output, std::string_vi
 
 struct process_sample {
   int index = -1;
-  std::set<long long> tree;  // pids of the workload's process tree at that moment
-  std::string tool;          // rocm-smi | amd-smi | nvidia-smi
+  std::set<long long> tree;             // pids of the workload's process tree at that moment
+  std::map<long long, long long> uids;  // pid -> uid, where the tree line gave "pid:uid"
+  std::string tool;                     // rocm-smi | amd-smi | nvidia-smi
   std::vector<gpu_process> processes;
   std::string error;  // the tool's output could not be parsed
 };

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Mode 1 verification, shared by r2r.verifier.mode1-rocm (vendor amd) and r2r.verifier.mode1-cuda
-// (vendor nvidia). The verifier runs scripts/collect.sh through the host's sandbox service: it
-// checks for the device, then runs the plan's own workload command under a kernel tracer
-// (rocprofv3/rocprof, AMD) with a GPU process sampler and the in-process probe
-// (scripts/sitecustomize.py). evaluate_mode1() turns that output into checks; it never reads the
-// agent's output and never answers "pass" without a device.
+// (vendor nvidia). verify = collect + judge. Collect: the verifier runs scripts/collect.sh through
+// the host's sandbox service (the collector, root in the sandbox, runs the plan's workload command
+// as an unprivileged uid under a kernel tracer with the in-process probe) while host_sampler
+// watches the GPU from outside the sandbox; the result is a mode1_capture (capture.hpp). Judge:
+// judge_mode1() decides the verdict from a capture alone, so a stored capture can be re-judged.
+// TRUST: only out-of-process evidence (the host sampler, the collector's own records) can make a
+// check pass; in-process evidence (probe, tracer files) can fail a check or add detail. It never
+// reads the agent's output and never answers "pass" without a device.
 // THREADING: the host serialises calls; mode1_verifier is immutable after construction.
 #pragma once
 
 #include <r2r/verify/bundle.hpp>
+#include <r2r/verify/capture.hpp>
+#include <r2r/verify/gpu_share.hpp>
 #include <r2r/verify/rocprof.hpp>
 #include <r2r/verify/torch_output.hpp>
 
@@ -35,6 +40,12 @@ struct mode1_config {
   std::vector<std::string> cpu_fallback_patterns{R"(\b[Rr]unning on (the )?CPU\b)", R"(\b[Uu]sing (the )?CPU\b)",
                                                  R"(\bdevice[=:]\s*'?cpu'?)", R"(CUDA (is )?not available)",
                                                  R"(No (CUDA|HIP|ROCm) (GPUs?|devices?) (are )?available)"};
+  int workload_uid = 65534;     // the uid collect.sh runs the workload as
+  double min_gpu_share = 0.05;  // the GPU must be busy for the workload in this share of its run
+  bool host_sampler = true;     // sample the GPU from the verifier's host (required for "pass")
+  bool host_pmon = true;        // nvidia-smi pmon per-process SM utilisation
+  std::vector<std::string> host_tool_dirs{"/usr/bin", "/usr/local/nvidia/bin", "/usr/local/bin", "/opt/rocm/bin",
+                                          "/bin"};
 };
 void from_json(const nlohmann::json& j, mode1_config& c);
 
@@ -48,21 +59,24 @@ struct mode1_expectations {
 /// Throws sdk::invalid_argument when the plan has no workload command.
 mode1_expectations expectations_from_plan(const nlohmann::json& plan, const mode1_config& cfg);
 
-/// The environment variables collect.sh reads (the workload command included).
-std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command,
-                                               const std::string& nonce);
+/// The environment variables collect.sh reads (the workload command included). None is secret:
+/// the workload inherits them.
+std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command);
 /// The collect.sh text run with `sh -c`.
 const std::string& collect_script();
 const std::string& probe_source();
 
-/// Turns collect.sh output into the verifier response. `exec_timed_out` is the sandbox's flag.
-sdk::verifier::verify_response evaluate_mode1(const mode1_config& cfg, const mode1_expectations& want,
-                                              std::string_view output, std::string_view nonce, bool exec_timed_out);
+/// The verdict from a capture alone; runs nothing. Never throws on a malformed collector output
+/// (that is a failed or not_verified check); the capture itself must already be parsed.
+sdk::verifier::verify_response judge_mode1(const mode1_config& cfg, const mode1_expectations& want,
+                                           const mode1_capture& capture);
 
 class mode1_verifier {
  public:
   mode1_verifier(const mode1_config& cfg, const sdk::host& host);
   sdk::verifier::verify_response verify(const sdk::verifier::verify_request& request, sdk::call_context& ctx);
+  /// judge_mode1 on request.capture (throws sdk::invalid_argument on a malformed capture).
+  sdk::verifier::verify_response judge(const sdk::verifier::judge_request& request, sdk::call_context& ctx);
   static sdk::method_table<mode1_verifier> methods() { return sdk::verifier::methods<mode1_verifier>(); }
 
  private:

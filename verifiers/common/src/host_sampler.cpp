@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+#include <r2r/verify/host_sampler.hpp>
+#include <r2r/verify/nvidia_smi.hpp>
+#include <r2r/verify/text.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace r2r::verify {
+namespace {
+
+namespace fs = std::filesystem;
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// Runs an absolute-path tool with fixed arguments; stdout+stderr, at most 256 KiB.
+std::string run_tool(const std::string& path, const std::string& args) {
+  const std::string cmd = "'" + path + "' " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return "";
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && out.size() < (256u << 10)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+host_process describe(const host_sampler_config& cfg, long long pid) {
+  host_process hp;
+  hp.pid = pid;
+  const fs::path dir = fs::path(cfg.proc_root) / std::to_string(pid);
+  for (const auto line : split_lines(slurp(dir / "status"))) {
+    if (line.starts_with("NSpid:")) {
+      for (const auto w : split_ws(line.substr(6)))
+        if (const auto v = to_int(w)) hp.nspid.push_back(*v);
+    } else if (line.starts_with("Uid:")) {
+      const auto w = split_ws(line.substr(4));
+      if (!w.empty()) hp.uid = to_int(w[0]).value_or(-1);
+    }
+  }
+  std::error_code ec;
+  const auto ns = fs::read_symlink(dir / "ns" / "pid", ec);
+  if (!ec) hp.pidns = ns.string();
+  return hp;
+}
+
+std::set<long long> pmon_pids(std::string_view pmon) {
+  std::set<long long> out;
+  for (const auto line : split_lines(pmon)) {
+    if (trim(line).empty() || trim(line).starts_with("#")) continue;
+    const auto w = split_ws(line);
+    if (w.size() > 1)
+      if (const auto v = to_int(w[1])) out.insert(*v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> host_tool(const host_sampler_config& cfg, const std::string& name) {
+  for (const auto& d : cfg.tool_dirs) {
+    const std::string p = d + "/" + name;
+    if (!d.empty() && d.front() == '/' && ::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return std::nullopt;
+}
+
+std::pair<bool, std::string> host_sampler_available(const host_sampler_config& cfg) {
+  if (cfg.vendor == "amd") {
+    std::error_code ec;
+    if (fs::is_directory(cfg.kfd_root, ec)) return {true, "KFD sysfs " + cfg.kfd_root};
+    return {false, "the host has no " + cfg.kfd_root + " (no amdgpu KFD driver visible to the verifier)"};
+  }
+  if (const auto t = host_tool(cfg, "nvidia-smi")) return {true, "nvidia-smi " + *t};
+  std::string dirs;
+  for (const auto& d : cfg.tool_dirs) dirs += (dirs.empty() ? "" : ":") + d;
+  return {false, "no nvidia-smi in the host directories " + dirs};
+}
+
+host_sample take_host_sample(const host_sampler_config& cfg) {
+  host_sample s;
+  s.t = now_s();
+  std::set<long long> pids;
+  if (cfg.vendor == "amd") {
+    s.source = "kfd";
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(cfg.kfd_root, ec)) {
+      const auto pid = to_int(e.path().filename().string());
+      if (!pid) continue;
+      double vram = 0;
+      std::error_code ec2;
+      for (const auto& f : fs::directory_iterator(e.path(), ec2))
+        if (f.path().filename().string().starts_with("vram_")) vram += to_double(trim(slurp(f.path()))).value_or(0);
+      s.kfd += std::to_string(*pid) + " " + std::to_string(static_cast<long long>(vram)) + "\n";
+      pids.insert(*pid);
+    }
+    if (ec) s.error = "cannot list " + cfg.kfd_root + ": " + ec.message();
+    for (const auto& e : fs::directory_iterator(cfg.drm_root, ec)) {
+      const auto busy = e.path() / "device" / "gpu_busy_percent";
+      if (fs::exists(busy, ec)) s.util += e.path().filename().string() + " " + std::string(trim(slurp(busy))) + "\n";
+    }
+  } else {
+    s.source = "nvidia-smi";
+    const auto smi = host_tool(cfg, "nvidia-smi");
+    if (!smi) {
+      s.error = "nvidia-smi not found on the host";
+      return s;
+    }
+    if (cfg.pmon) s.pmon = run_tool(*smi, "pmon -c 1 -s u");
+    s.apps = run_tool(*smi, "--query-compute-apps=pid,process_name,used_memory --format=csv");
+    s.util = run_tool(*smi, "--query-gpu=index,utilization.gpu --format=csv,noheader,nounits");
+    try {
+      for (const auto& p : parse_nvidia_smi_compute_apps(s.apps)) pids.insert(p.pid);
+    } catch (const std::exception& e) {
+      s.error = e.what();
+    }
+    for (const auto p : pmon_pids(s.pmon)) pids.insert(p);
+  }
+  for (const auto p : pids)
+    if (p > 0) s.procs.push_back(describe(cfg, p));
+  return s;
+}
+
+host_sampler::host_sampler(host_sampler_config cfg) : cfg_(std::move(cfg)) {}
+host_sampler::~host_sampler() {
+  (void)stop();
+}
+
+void host_sampler::start() {
+  stopping_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void host_sampler::loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    auto s = take_host_sample(cfg_);
+    lock.lock();
+    samples_.push_back(std::move(s));
+    cv_.wait_for(lock, std::chrono::duration<double>(cfg_.interval_s), [this] { return stopping_; });
+  }
+}
+
+std::vector<host_sample> host_sampler::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mu_);
+  return std::move(samples_);
+}
+
+}  // namespace r2r::verify
