@@ -106,10 +106,10 @@ TEST_F(BundleAttack, ATruncatedOrGarbageRepoTarIsRejected) {
   std::ofstream(bundle_ / "repo.tar", std::ios::trunc | std::ios::binary) << tar.substr(0, 1024 + 100);
   forge();
   expect_rejected("repo.tar is not a complete tar archive");
-  // Whole blocks, but the end-of-archive marker cut off.
-  const auto last_data = tar.find(std::string(1024, '\0'));
-  ASSERT_NE(last_data, std::string::npos);
-  std::ofstream(bundle_ / "repo.tar", std::ios::trunc | std::ios::binary) << tar.substr(0, last_data / 512 * 512);
+  // Whole blocks, every member complete, but the end-of-archive marker cut off.
+  const auto last_byte = tar.find_last_not_of('\0');
+  ASSERT_NE(last_byte, std::string::npos);
+  std::ofstream(bundle_ / "repo.tar", std::ios::trunc | std::ios::binary) << tar.substr(0, (last_byte / 512 + 1) * 512);
   forge();
   expect_rejected("without the end-of-archive marker");
   std::ofstream(bundle_ / "repo.tar", std::ios::trunc | std::ios::binary) << std::string(10240, 'x');

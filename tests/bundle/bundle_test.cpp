@@ -165,7 +165,7 @@ TEST_F(Bundle, VerifyRejectsAFlippedVerdict) {
   });
   r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("report.json: verdict_reason does not match"));
+  EXPECT_THAT(r.err, HasSubstr("does not match what plan.json, trajectory.jsonl"));
 }
 
 TEST_F(Bundle, VerifyRejectsAPassWhoseChecksFailed) {

@@ -137,8 +137,8 @@ core::result<void> staged_dir::publish() {
   }
   auto synced = fsync_path(parent, O_RDONLY | O_DIRECTORY);
   if (!tmp_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(tmp_, ec);
+    std::error_code remove_ec;
+    std::filesystem::remove_all(tmp_, remove_ec);
     tmp_.clear();
   }
   return synced;
