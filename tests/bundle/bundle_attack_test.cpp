@@ -32,14 +32,16 @@ using ::testing::Not;
 class BundleAttack : public ::testing::Test {
  protected:
   void SetUp() override { write(); }
-  void write(const r2r::test::bundle_fixture_options& o = {}) {
+  void write(r2r::test::bundle_fixture_options o = {}) {
+    o.judged = true;
     inputs_ = r2r::test::make_bundle_inputs(tmp_.path() / "in", o);
     auto s = r2r::report::write_bundle(inputs_, bundle_);
     ASSERT_TRUE(s) << s.error().to_string();
     fingerprint_ = s->key_fingerprint;
   }
   std::string trusted() const {
-    return "--trusted-key '" + r2r::report::host_public_key_file(inputs_.state_dir).string() + "'";
+    return "--plugin-path '" + r2r::test::plugin_dir().string() + "' --trusted-key '" +
+           r2r::report::host_public_key_file(inputs_.state_dir).string() + "'";
   }
   r2r::test::process_result verify() const { return r2r::test::verify_bundle_cli(bundle_, trusted()); }
   /// Re-signs with the host's own key: the strongest forger, who only the recomputation stops.
@@ -88,8 +90,9 @@ TEST_F(BundleAttack, ABundleReSignedWithAnotherKeyIsRejected) {
                   fingerprint_);
   // The key is what is trusted: an auditor told to trust the forger's key accepts the forger's
   // bundle, and verify prints which key that was.
-  const auto r = r2r::test::verify_bundle_cli(
-      bundle_, "--trusted-key '" + r2r::report::host_public_key_file(forger).string() + "'");
+  const auto r =
+      r2r::test::verify_bundle_cli(bundle_, "--plugin-path '" + r2r::test::plugin_dir().string() + "' --trusted-key '" +
+                                                r2r::report::host_public_key_file(forger).string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("signed by " + forger_key->fingerprint()));
 }
@@ -191,11 +194,14 @@ TEST_F(BundleAttack, ARemovedLedgerEntryIsRejected) {
   edit_json(bundle_ / "report.json", [](json& doc) { doc["ledger"].erase(0); });
   forge();
   expect_rejected("report.json: ledger does not match");
-  write({.executed_workload = "cat /workspace/repo/train.py --smaller"});
+  write();
+  inputs_.image_used = "local/r2r-bundle-alt:test";  // a ranked candidate: plan_check:image records D1
+  ASSERT_TRUE(r2r::report::write_bundle(inputs_, bundle_));
+  ASSERT_EQ(verify().exit_code, 0);
   edit_json(bundle_ / "report.json", [](json& doc) {
     auto& ledger = doc["ledger"];
     for (std::size_t i = 0; i < ledger.size(); ++i)
-      if (ledger[i]["source"] == "plan_check:workload") ledger.erase(i);
+      if (ledger[i]["source"] == "plan_check:image") ledger.erase(i);
   });
   forge();
   expect_rejected("report.json: ledger does not match");
@@ -226,7 +232,58 @@ TEST_F(BundleAttack, AVerdictFlippedWithTheEvidenceKeptIsRejected) {
     doc["exit_code"] = {{"code", 0}, {"meaning", "verified: the workload ran on the AMD GPU with runtime evidence"}};
   });
   forge();
-  expect_rejected("does not match what plan.json, trajectory.jsonl");
+  expect_rejected("re-judges to another verdict than report.json records for r2r.verifier.mode1-cuda");
+}
+
+TEST_F(BundleAttack, EvidenceSwappedFromAnotherRunIsRejected) {
+  const auto stored = bundle_ / "evidence/r2r.verifier.mode1-cuda/capture.json";
+  ASSERT_TRUE(fs::is_regular_file(stored));
+  // examples/cpu-cheat's capture behind this run's pass.
+  std::ofstream(stored, std::ios::trunc) << r2r::test::h200_capture("cpu-cheat").dump(2) << "\n";
+  forge();
+  expect_rejected("re-judges to another verdict than report.json records");
+  // A passing capture of another run (the H200 benchmark): it re-judges to a pass as well, but to
+  // other checks, evidence and workload than this report's.
+  std::ofstream(stored, std::ios::trunc) << r2r::test::h200_capture("bench").dump(2) << "\n";
+  forge();
+  expect_rejected("report.json: checks does not match");
+}
+
+TEST_F(BundleAttack, APassWithoutItsStoredEvidenceIsRejected) {
+  fs::remove_all(bundle_ / "evidence");
+  forge();
+  expect_rejected("no stored evidence (evidence/<verifier id>/capture.json) re-judges to Mode 1's five passed checks");
+  write();
+  std::ofstream(bundle_ / "evidence/r2r.verifier.mode1-cuda/verdict.txt") << "pass\n";
+  forge();
+  expect_rejected("evidence/r2r.verifier.mode1-cuda/verdict.txt: is not the stored capture of a verifier");
+  write();
+  std::ofstream(bundle_ / "evidence/r2r.verifier.mode1-cuda/capture.json", std::ios::trunc) << "{\"format\": 1}\n";
+  forge();
+  expect_rejected("cannot be re-judged by r2r.verifier.mode1-cuda");
+}
+
+TEST_F(BundleAttack, VerifyEvidenceReJudgesRawEvidence) {
+  const std::string bin = (r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm").string() + " --plugin-path '" +
+                          r2r::test::plugin_dir().string() + "' verify-evidence --plan '";
+  auto r = run_process(bin + (bundle_ / "plan.json").string() + "' '" + (bundle_ / "evidence").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("judged by r2r.verifier.mode1-cuda: pass"));
+  EXPECT_THAT(r.out, HasSubstr("pass  kernels_on_gpu"));
+  EXPECT_THAT(r.out, HasSubstr("evidence verdict: pass"));
+  // The cpu-cheat capture, one verifier's directory given directly: fail.
+  const auto dir = tmp_.path() / "raw" / "r2r.verifier.mode1-cuda";
+  fs::create_directories(dir);
+  std::ofstream(dir / "capture.json") << r2r::test::h200_capture("cpu-cheat").dump();
+  json plan = json::parse(slurp(bundle_ / "plan.json"));
+  plan["workload"]["command"] = "python3 cpu_cheat_train.py --steps 100";
+  std::ofstream(tmp_.path() / "cheat-plan.json") << plan.dump();
+  r = run_process(bin + (tmp_.path() / "cheat-plan.json").string() + "' '" + dir.string() + "' --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["verdict"], "fail") << r.out;
+  r = run_process(bin + (tmp_.path() / "cheat-plan.json").string() + "' '" + tmp_.path().string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("holds no capture.json"));
 }
 
 TEST_F(BundleAttack, AnEditedDockerfileOrReportHtmlIsRejected) {

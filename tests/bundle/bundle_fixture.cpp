@@ -3,6 +3,8 @@
 
 #include "../unit/test_support.hpp"
 
+#include <r2r/core/plugin_instance.hpp>
+#include <r2r/core/plugin_registry.hpp>
 #include <r2r/report/manifest.hpp>
 #include <r2r/report/signing.hpp>
 
@@ -14,6 +16,28 @@
 #include <stdexcept>
 
 namespace r2r::test {
+namespace {
+
+/// The judge answer of r2r.verifier.mode1-cuda (built beside the tests) for `capture`.
+std::pair<std::string, nlohmann::json> judge_cuda(const nlohmann::json& plan, const nlohmann::json& capture) {
+  auto registry = r2r::core::plugin_registry::load({{plugin_dir(), "test"}});
+  if (!registry) throw std::runtime_error(registry.error().to_string());
+  const auto* plugin = registry->find("r2r.verifier.mode1-cuda");
+  if (plugin == nullptr) throw std::runtime_error("r2r.verifier.mode1-cuda is not built in " + plugin_dir().string());
+  auto instance = r2r::core::plugin_instance::create(*plugin, nlohmann::json::object());  // as verify does
+  if (!instance) throw std::runtime_error(instance.error().to_string());
+  auto response = (*instance)->call("judge", {{"plan", plan}, {"mode", 1}, {"capture", capture}});
+  if (!response) throw std::runtime_error(response.error().to_string());
+  response->erase("capture");
+  return {plugin->info.version, *response};
+}
+
+}  // namespace
+
+nlohmann::json h200_capture(const std::string& name) {
+  return nlohmann::json::parse(
+      slurp(env_path("R2R_SOURCE_DIR") / "tests/data/h200/trust/captures" / (name + ".capture.json")));
+}
 
 std::string trajectory_line(int turn, const std::string& type, const std::string& command, const std::string& decision,
                             int exit_code, const std::string& ledger_json, const std::string& guard) {
@@ -135,6 +159,14 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   }
 
   r2r::report::bundle_inputs in;
+  if (o.judged) {
+    const bool pass = o.verdict == "pass";
+    plan["workload"]["command"] = pass ? "python3 honest.py 20" : "python3 cpu_cheat_train.py --steps 100";
+    plan["kernel_builds"] = nlohmann::json::array();
+    const auto capture = h200_capture(pass ? "honest" : "cpu-cheat");
+    auto [version, judged] = judge_cuda(plan, capture);
+    in.verifiers = {{"r2r.verifier.mode1-cuda", version, judged, capture}};
+  }
   in.plan = plan;
   in.repo_archive = dir / "repo.tar";
   in.patch_diff =
@@ -143,7 +175,7 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   in.commands_log = dir / "commands.log";
   in.host_commands = {{"repo2rocm plan https://example.org/org/fixture --arch gfx942", 0, 1.5},
                       {"docker build -t r2r-run:1 plan/", 0, 30.25}};
-  in.verifiers = {{"r2r.verifier.fixture", "1.0.0", response}};
+  if (!o.judged) in.verifiers = {{"r2r.verifier.fixture", "1.0.0", response, nullptr}};
   in.mode = 1;
   in.repo2rocm_version = "0.1.0";
   in.plugins = {{"r2r.guard.accelerator_swap", "1.0.0"}, {"r2r.verifier.fixture", "1.0.0"}};

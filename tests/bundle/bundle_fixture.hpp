@@ -23,6 +23,11 @@ struct bundle_fixture_options {
   std::string workload = "cat /workspace/repo/train.py";
   std::string executed_workload;            // empty: the planned workload
   std::vector<std::string> extra_commands;  // appended to the trajectory as run actions (for escaping tests)
+  /// The verifier is r2r.verifier.mode1-cuda judging a real capture made on the H200
+  /// (tests/data/h200/trust/captures): the honest workload for "pass", examples/cpu-cheat for
+  /// "fail"; the plan's workload is that capture's command and it has no kernel builds. The response
+  /// is the plugin's own `judge` answer and the capture is stored in the bundle.
+  bool judged = false;
 };
 
 /// Writes repo/ (and repo.tar), trajectory.jsonl and commands.log under `dir`; returns inputs
@@ -48,6 +53,9 @@ void resign(const std::filesystem::path& bundle, const std::filesystem::path& st
 
 /// Parses `file` as JSON, applies `edit`, writes it back.
 void edit_json(const std::filesystem::path& file, const std::function<void(nlohmann::json&)>& edit);
+
+/// The capture tests/data/h200/trust/captures/<name>.capture.json.
+nlohmann::json h200_capture(const std::string& name);
 
 /// `repo2rocm verify BUNDLE ARGS`.
 process_result verify_bundle_cli(const std::filesystem::path& bundle, const std::string& args);

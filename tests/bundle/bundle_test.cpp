@@ -31,14 +31,15 @@ using r2r::test::reseal;
 using r2r::test::resign;
 using r2r::test::slurp;
 
+/// `repo2rocm verify` with the built verifier plugins (they re-judge the stored evidence).
 r2r::test::process_result verify_with(const fs::path& bundle, const std::string& args) {
-  return r2r::test::verify_bundle_cli(bundle, args);
+  return r2r::test::verify_bundle_cli(bundle, "--plugin-path '" + r2r::test::plugin_dir().string() + "' " + args);
 }
 
 class Bundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    inputs_ = r2r::test::make_bundle_inputs(tmp_.path());
+    inputs_ = r2r::test::make_bundle_inputs(tmp_.path(), {.judged = true});
     auto s = r2r::report::write_bundle(inputs_, bundle_);
     ASSERT_TRUE(s) << s.error().to_string();
     summary_ = *s;
@@ -59,17 +60,18 @@ class Bundle : public ::testing::Test {
 };
 
 TEST_F(Bundle, HasEveryFileAndSha256sumAcceptsTheManifest) {
-  EXPECT_THAT(summary_.files, ::testing::ElementsAre("Dockerfile", "MANIFEST.sha256", "MANIFEST.sig", "commands.log",
-                                                     "environment.txt", "patch.diff", "plan.json", "repo.tar",
-                                                     "report.html", "report.json", "trajectory.jsonl"));
+  EXPECT_THAT(summary_.files,
+              ::testing::ElementsAre("Dockerfile", "MANIFEST.sha256", "MANIFEST.sig", "commands.log", "environment.txt",
+                                     "evidence/r2r.verifier.mode1-cuda/capture.json", "patch.diff", "plan.json",
+                                     "repo.tar", "report.html", "report.json", "trajectory.jsonl"));
   for (const auto& f : summary_.files) EXPECT_TRUE(fs::is_regular_file(bundle_ / f)) << f;
   const auto check = run_process("cd '" + bundle_.string() + "' && sha256sum --strict -c MANIFEST.sha256");
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_THAT(check.out, HasSubstr("trajectory.jsonl: OK"));
   EXPECT_EQ(summary_.verdict, "pass");
   EXPECT_EQ(summary_.exit_code, 0);
-  // flash-attn D1 (0.9) and fused_ops preserved (1): F_path 0.95; everything else 1.
-  EXPECT_NEAR(summary_.pfs.score, 15 + 35 * 0.95 + 20 + 20 + 10, 1e-9);
+  // The guard's flash-attn D1 (0.9) is the only accelerator-path component: F_path 0.9; the rest 1.
+  EXPECT_NEAR(summary_.pfs.score, 15 + 35 * 0.9 + 20 + 20 + 10, 1e-9);
   EXPECT_EQ(slurp(bundle_ / "trajectory.jsonl"), slurp(inputs_.trajectory));
   EXPECT_EQ(slurp(bundle_ / "repo.tar"), slurp(inputs_.repo_archive));
   EXPECT_EQ(slurp(bundle_ / "patch.diff"), inputs_.patch_diff);
@@ -105,7 +107,7 @@ TEST_F(Bundle, VerifyAcceptsAnIntactBundleAndPrintsTheSigner) {
   EXPECT_THAT(summary_.key_fingerprint, ::testing::MatchesRegex("SHA256:[0-9a-f]{64}"));
   const auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_THAT(r.out, HasSubstr("bundle intact: verdict pass, PFS 98.25"));
+  EXPECT_THAT(r.out, HasSubstr("bundle intact: verdict pass, PFS 96.5"));
   EXPECT_THAT(r.out, HasSubstr("signed by " + summary_.key_fingerprint));
   EXPECT_THAT(r.out, HasSubstr("Mode 1's five checks passed"));
   // Without --trusted-key, the host's own key under --state-dir is the trusted one.
@@ -165,11 +167,11 @@ TEST_F(Bundle, VerifyRejectsAFlippedVerdict) {
   });
   r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("does not match what plan.json, trajectory.jsonl"));
+  EXPECT_THAT(r.err, HasSubstr("re-judges to another verdict than report.json records"));
 }
 
 TEST_F(Bundle, VerifyRejectsAPassWhoseChecksFailed) {
-  forge_report([](nlohmann::json& doc) { doc["checks"][1]["status"] = "fail"; });
+  forge_report([](nlohmann::json& doc) { doc["checks"][2]["status"] = "fail"; });
   const auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("passed the run but its check kernels_on_gpu did not pass"));
@@ -189,15 +191,14 @@ TEST_F(Bundle, VerifyRejectsAnInflatedScoreWithoutSayingTheRealOne) {
   auto r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("report.json: pfs.score does not match"));
-  EXPECT_THAT(r.err, Not(HasSubstr("98.25")));
+  EXPECT_THAT(r.err, Not(HasSubstr("96.5")));
   forge_report([](nlohmann::json& doc) {
-    doc["pfs"]["score"] = 98.25;
-    doc["pfs"]["inputs"]["critical_components"] = nlohmann::json::array({"flash-attn"});
+    doc["pfs"]["score"] = 96.5;
+    doc["pfs"]["inputs"]["critical_components"] = nlohmann::json::array({"fused_ops"});
   });
   r = verify(bundle_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("report.json: pfs.inputs does not match"));
-  EXPECT_THAT(r.err, Not(HasSubstr("fused_ops")));
 }
 
 TEST_F(Bundle, VerifyRejectsALedgerThatHidesAGuardDecision) {

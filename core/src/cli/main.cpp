@@ -131,12 +131,23 @@ const std::vector<command>& commands() {
        "FILE, a PEM public key; else this host's own bundle key under --state-dir); every file listed with\n"
        "a matching SHA-256 and none unlisted; repo.tar a complete archive that patch.diff applies to;\n"
        "report.json valid against its schema and equal to the report recomputed from plan.json,\n"
-       "trajectory.jsonl and the verifiers' responses (ledger, verdict, PFS and its inputs; a Mode 1 pass\n"
-       "needs Mode 1's five checks). Prints the signer's key fingerprint and the verdict. Exit 0 when\n"
+       "trajectory.jsonl and the verifiers' responses, each verifier's stored evidence re-judged by its\n"
+       "plugin (ledger, verdict, PFS and its inputs; a Mode 1 pass needs Mode 1's five checks from stored\n"
+       "evidence). Prints the signer's key fingerprint and the verdict. Exit 0 when\n"
        "intact and consistent, 1 naming the file and what is wrong otherwise (unsigned, re-signed with\n"
        "another key, regenerated manifest, ...), 2 when BUNDLE is not a directory.",
        {"trusted-key", "state-dir"},
        &r2r::cli::run_verify},
+      {"verify-evidence",
+       "repo2rocm verify-evidence --plan plan.json EVIDENCE_DIR [--mode 1|2] [--json]",
+       "Re-judge raw stored verifier evidence and print its Mode 1 verdict: EVIDENCE_DIR is RUN_DIR/evidence,\n"
+       "a bundle's evidence/, or one verifier's directory under it (holding capture.json). Each capture goes\n"
+       "through its verifier plugin's `judge` method (the directory's name, else the Mode 1 verifier of the\n"
+       "capture's vendor) with the plugin's schema defaults; nothing is run. Prints each check and\n"
+       "the combined verdict. Exit 0 when the evidence was judged (whatever the verdict), 1 when it cannot\n"
+       "be judged, 2 on a usage error or a directory without capture.json.",
+       {"plan", "mode"},
+       &r2r::cli::run_verify_evidence},
   };
   return list;
 }
@@ -182,7 +193,7 @@ int main(int argc, char** argv) {
       "gpu", po::value<std::string>(), "run: index of the AMD GPU to pin (default 0)")(
       "run-dir", po::value<std::string>(),
       "run: run directory (an existing one is resumed); execute: new or empty run directory")(
-      "plan", po::value<std::string>(), "execute: plan.json of the run")(
+      "plan", po::value<std::string>(), "execute, verify-evidence: plan.json of the run")(
       "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
       "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
       "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The bundle stage of `repo2rocm run`: the audit bundle (r2r::report::write_bundle) from the
-// plan, the port's diff, the executor's trajectory and commands, and the verifiers' responses in
-// RUN_DIR/verify.json; then the written bundle is re-checked exactly as `repo2rocm verify` does.
+// plan, the port's diff, the executor's trajectory and commands, the verifiers' responses in
+// RUN_DIR/verify.json and their stored evidence (RUN_DIR/evidence/<id>/capture.json); then the
+// written bundle is re-checked exactly as `repo2rocm verify` does, the evidence re-judged.
 #include "run_hooks_parts.hpp"
+#include "verifier_judge.hpp"
 
 #include <r2r/report/bundle.hpp>
 #include <r2r/report/signing.hpp>
@@ -58,8 +60,19 @@ stage_result run_bundle(run_context& ctx) {
   if (std::filesystem::exists(ctx.run_dir / "execute" / "commands.log"))
     in.commands_log = ctx.run_dir / "execute" / "commands.log";
   in.host_commands = host_steps(ctx.run_dir / "events.jsonl");
-  for (const auto& v : verify.value("verifiers", json::array()))
-    in.verifiers.push_back({v.value("plugin_id", std::string()), v.value("version", std::string()), v.at("response")});
+  for (const auto& v : verify.value("verifiers", json::array())) {
+    report::verifier_result result{v.value("plugin_id", std::string()), v.value("version", std::string()),
+                                   v.at("response"), nullptr};
+    if (const std::string evidence = v.value("evidence", std::string()); !evidence.empty()) {
+      result.capture = json::parse(read_text(ctx.run_dir / evidence), nullptr, false);
+      if (!result.capture.is_object()) {
+        r.status = "failed";
+        r.message = "RUN_DIR/" + evidence + " is missing or damaged; run the verify stage again";
+        return r;
+      }
+    }
+    in.verifiers.push_back(std::move(result));
+  }
   in.mode = ctx.options.mode;
   in.repo2rocm_version = R2R_VERSION;
   for (const auto& s : ctx.pipeline->stages)
@@ -80,6 +93,7 @@ stage_result run_bundle(run_context& ctx) {
     trust.trusted_key = **host;
     trust.trusted_key_source = "this host's key";
   }
+  trust.judge = registry_judge(*ctx.registry);
   auto checked = report::verify_bundle(dir, trust);
   if (!checked) {
     r.status = "failed";

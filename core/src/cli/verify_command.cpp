@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `repo2rocm verify BUNDLE`: re-checks an audit bundle (r2r::report::verify_bundle) against the
-// trusted key: --trusted-key FILE, else this host's own bundle key under the state directory.
+// trusted key (--trusted-key FILE, else this host's own bundle key under the state directory),
+// re-judging its stored evidence with the verifier plugins found on the plugin path.
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 #include "plan_core.hpp"
+#include "verifier_judge.hpp"
 
 #include <r2r/report/bundle.hpp>
 #include <r2r/report/signing.hpp>
@@ -49,6 +51,9 @@ int run_verify(const cli_context& ctx) {
   }
   auto options = trust(ctx);
   if (!options) return report_error(ctx, options.error(), exit_usage);
+  auto registry = core::plugin_registry::load(ctx.search_path());
+  if (!registry) return report_error(ctx, registry.error(), exit_error);
+  options->judge = registry_judge(*registry);
   const auto outcome = report::verify_bundle(ctx.words[0], *options);
   if (!outcome) {
     const bool usage = outcome.error().where == core::phase::usage;

@@ -53,6 +53,19 @@ core::result<void> check_verdict(const bundle_files& b, std::vector<std::string>
 /// ledger entries sourced verifier:<id>; the merged metrics on the first verifier).
 std::vector<verifier_result> recorded_responses(const nlohmann::json& report);
 
+/// The recorded responses with every verifier's stored evidence (evidence/<id>/capture.json)
+/// re-judged through options.judge in their place. Fails when evidence/ holds anything else, the
+/// evidence cannot be judged, re-judges to another verdict than report.json records, or when a
+/// Mode 1/2 pass has no stored evidence behind Mode 1's checks.
+core::result<std::vector<verifier_result>> judged_responses(const bundle_files& b, const verify_options& options,
+                                                            std::vector<std::string>& notes);
+
+/// evidence/<verifier id>/capture.json, the one place a verifier's capture is stored.
+std::string evidence_file(const std::string& verifier_id);
+
+/// A verifier id usable as one path component.
+bool valid_evidence_id(const std::string& verifier_id);
+
 /// report.json equals build_report() over plan.json, trajectory.jsonl, commands.log,
 /// environment.txt and `responses`, with only mode, image, wall time and versions taken from it;
 /// the Dockerfile and report.html equal their renderings. Returns the recomputed PFS score.

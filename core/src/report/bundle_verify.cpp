@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// verify_bundle(): signature and integrity first, then the contents, the verdict and everything
-// report.json derives, recomputed from the bundle's sources (bundle_checks.hpp).
+// verify_bundle(): signature and integrity first, then the contents, the verdict, the stored
+// evidence re-judged, and everything report.json derives, recomputed from the bundle's sources
+// (bundle_checks.hpp).
 #include "bundle_checks.hpp"
 #include "bundle_render.hpp"
 
@@ -105,7 +106,9 @@ core::result<verify_outcome> verify_bundle(const std::filesystem::path& dir, con
   if (auto r = check_schema(dir, files->report, out.notes); !r) return tl::unexpected(r.error());
   if (auto r = detail::check_contents(*files, out.notes); !r) return tl::unexpected(r.error());
   if (auto r = detail::check_verdict(*files, out.notes); !r) return tl::unexpected(r.error());
-  auto score = detail::check_rebuilt(*files, detail::recorded_responses(files->report), out.notes);
+  auto responses = detail::judged_responses(*files, options, out.notes);
+  if (!responses) return tl::unexpected(responses.error());
+  auto score = detail::check_rebuilt(*files, *responses, out.notes);
   if (!score) return tl::unexpected(score.error());
   out.verdict = files->report["verdict"];
   out.pfs = *score;

@@ -2,6 +2,7 @@
 // write_bundle(): renders every file of the bundle into a staged directory, hashes them into
 // MANIFEST.sha256, signs it with the host key (MANIFEST.sig) and publishes the directory atomically.
 #include "atomic_dir.hpp"
+#include "bundle_checks.hpp"
 #include "bundle_render.hpp"
 #include "report_facts.hpp"
 
@@ -64,6 +65,15 @@ core::result<bundle_summary> write_bundle(const bundle_inputs& in, const std::fi
   };
   if (in.environment_freeze)
     files.emplace_back(detail::environment_name, detail::render_environment(*in.environment_freeze));
+  for (const auto& v : in.verifiers) {
+    if (v.capture.is_null()) continue;
+    if (!detail::valid_evidence_id(v.plugin_id) || !v.capture.is_object())
+      return core::fail(core::phase::run,
+                        "bundle: the capture of verifier '" + v.plugin_id +
+                            "' cannot be stored: expected a JSON object and an id usable as a directory name",
+                        v.plugin_id);
+    files.emplace_back(detail::evidence_file(v.plugin_id), v.capture.dump(2) + "\n");
+  }
   for (const auto& [name, text] : files)
     if (auto w = staged->write(name, text); !w) return tl::unexpected(w.error());
   if (auto c = staged->copy("repo.tar", in.repo_archive); !c) return tl::unexpected(c.error());

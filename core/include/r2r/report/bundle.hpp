@@ -26,6 +26,9 @@ struct verifier_result {
   std::string plugin_id;
   std::string version;
   nlohmann::json response;
+  /// The verifier's raw evidence (the response's `capture`; null when it keeps none). The bundle
+  /// stores it as evidence/<plugin_id>/capture.json and verify re-judges it.
+  nlohmann::json capture;
 };
 
 /// A command the host ran outside the sandbox (intake, plan, docker build, a verifier run).
@@ -79,11 +82,19 @@ core::result<bundle_summary> write_bundle(const bundle_inputs& in, const std::fi
 /// The report.json document of a run (valid against configs/schema/report.schema.json).
 core::result<nlohmann::json> build_report(const bundle_inputs& in, const std::vector<nlohmann::json>& trajectory);
 
+/// Re-judges stored evidence: the verifier kind's `judge` method of plugin `verifier_id` on
+/// `request` ({plan, mode, capture}), returning the verify response it gives, running nothing.
+using judge_function =
+    std::function<core::result<nlohmann::json>(const std::string& verifier_id, const nlohmann::json& request)>;
+
 struct verify_options {
   /// The key the bundle must be signed with (`--trusted-key`, else the host's own key). nullopt:
   /// no key is trusted and every bundle is rejected, saying which key signed it.
   std::optional<public_key> trusted_key;
   std::string trusted_key_source;  // where trusted_key came from, for messages
+  /// Re-judges each verifier's stored capture (evidence/<id>/capture.json). Empty: a bundle that
+  /// carries evidence is rejected, since its verdict could not be re-derived.
+  judge_function judge;
 };
 
 struct verify_outcome {
@@ -98,9 +109,12 @@ struct verify_outcome {
 /// hashes; repo.tar is a complete archive that patch.diff applies to; trajectory.jsonl is not empty
 /// when the run executed; report.json is valid against its schema and equal to the report rebuilt
 /// from plan.json, trajectory.jsonl, commands.log, environment.txt and the verifiers' responses
-/// (ledger, verdict, PFS and its inputs recomputed, nothing read from pfs.inputs); a Mode 1 pass has
-/// Mode 1's five checks; report.html and the Dockerfile are the renderings of those files. Errors
-/// name the file and what is wrong, never the value a forger would need.
+/// (ledger, verdict, PFS and its inputs recomputed, nothing read from pfs.inputs); each verifier's
+/// stored evidence (evidence/<id>/capture.json) is re-judged through options.judge and its response
+/// replaces the recorded one, so no stored verdict is trusted; a Mode 1 pass has Mode 1's five
+/// checks and stored evidence that re-judges to them; report.html and the Dockerfile are the
+/// renderings of those files. Errors name the file and what is wrong, never the value a forger
+/// would need.
 core::result<verify_outcome> verify_bundle(const std::filesystem::path& dir, const verify_options& options);
 
 /// The run's verdict from the verifiers' verdicts: pass only when there is at least one and all
