@@ -160,6 +160,10 @@ TEST_F(RunCli, TheExampleIsPlannedPortedExecutedAndEndsNoRocmDeviceWithAVerifiab
   const auto intact = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'" + trust);
   EXPECT_EQ(intact.exit_code, 0) << intact.out << intact.err;
   EXPECT_THAT(intact.out, HasSubstr("verdict no_device"));
+  // The verifier's raw evidence is in the run directory and the bundle, and verify re-judged it.
+  EXPECT_TRUE(fs::is_regular_file(dir / "evidence/r2r.verifier.mode1-rocm/capture.json"));
+  EXPECT_TRUE(fs::is_regular_file(dir / "bundle/evidence/r2r.verifier.mode1-rocm/capture.json"));
+  EXPECT_THAT(intact.out, HasSubstr("1 verifier capture(s) re-judged by their plugins"));
   const auto by_key = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "' --trusted-key '" +
                                   (tmp.path() / "state/signing/bundle-ed25519.pub").string() + "'");
   EXPECT_EQ(by_key.exit_code, 0) << by_key.out << by_key.err;
