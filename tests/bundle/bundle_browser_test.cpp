@@ -88,7 +88,7 @@ TEST(BundleBrowser, ChromiumRendersTheReportOffline) {
   const std::string& dom = r.run.out;
   EXPECT_THAT(dom, HasSubstr("id=\"verdict\" class=\"verdict v-pass\">pass</span>"));
   EXPECT_THAT(dom, HasSubstr("<strong id=\"pfs-score\">98.2</strong>"));
-  EXPECT_THAT(dom, HasSubstr("<td class=\"check-name\">workload_finished</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"check-name\">workload_exit</td>"));
   EXPECT_THAT(dom, HasSubstr("<td class=\"check-name\">kernels_on_gpu</td>"));
   EXPECT_THAT(dom, HasSubstr("flash-attn"));
   EXPECT_THAT(dom, HasSubstr("# ported by repo2rocm"));

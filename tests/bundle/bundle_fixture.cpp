@@ -3,12 +3,41 @@
 
 #include "../unit/test_support.hpp"
 
+#include <r2r/core/plugin_instance.hpp>
+#include <r2r/core/plugin_registry.hpp>
+#include <r2r/report/manifest.hpp>
+#include <r2r/report/signing.hpp>
+
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace r2r::test {
+namespace {
+
+/// The judge answer of r2r.verifier.mode1-cuda (built beside the tests) for `capture`.
+std::pair<std::string, nlohmann::json> judge_cuda(const nlohmann::json& plan, const nlohmann::json& capture) {
+  auto registry = r2r::core::plugin_registry::load({{plugin_dir(), "test"}});
+  if (!registry) throw std::runtime_error(registry.error().to_string());
+  const auto* plugin = registry->find("r2r.verifier.mode1-cuda");
+  if (plugin == nullptr) throw std::runtime_error("r2r.verifier.mode1-cuda is not built in " + plugin_dir().string());
+  auto instance = r2r::core::plugin_instance::create(*plugin, nlohmann::json::object());  // as verify does
+  if (!instance) throw std::runtime_error(instance.error().to_string());
+  auto response = (*instance)->call("judge", {{"plan", plan}, {"mode", 1}, {"capture", capture}});
+  if (!response) throw std::runtime_error(response.error().to_string());
+  response->erase("capture");
+  return {plugin->info.version, *response};
+}
+
+}  // namespace
+
+nlohmann::json h200_capture(const std::string& name) {
+  return nlohmann::json::parse(
+      slurp(env_path("R2R_SOURCE_DIR") / "tests/data/h200/trust/captures" / (name + ".capture.json")));
+}
 
 std::string trajectory_line(int turn, const std::string& type, const std::string& command, const std::string& decision,
                             int exit_code, const std::string& ledger_json, const std::string& guard) {
@@ -106,16 +135,16 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   std::ofstream(dir / "commands.log") << "sandbox\t0\t0.10\tls\nsandbox\t0\t0.50\tpython train.py\n";
 
   const std::string executed = o.executed_workload.empty() ? o.workload : o.executed_workload;
+  // Mode 1's five checks, as r2r.verifier.mode1-rocm names them.
+  nlohmann::json checks = nlohmann::json::array();
+  for (const char* name :
+       {"workload_exit", "kernels_on_gpu", "no_cpu_fallback", "accelerator_components", "scale_as_planned"})
+    checks.push_back(
+        {{"name", name}, {"status", o.verdict == "pass" ? "pass" : "not_verified"}, {"detail", "fixture"}});
   nlohmann::json response = {
       {"verdict", o.verdict},
       {"summary", "fixture verifier"},
-      {"checks",
-       {{{"name", "workload_finished"},
-         {"status", o.verdict == "pass" ? "pass" : "not_verified"},
-         {"detail", "exit 0"}},
-        {{"name", "kernels_on_gpu"},
-         {"status", o.verdict == "pass" ? "pass" : "not_verified"},
-         {"detail", "rocprof trace"}}}},
+      {"checks", checks},
       {"evidence",
        {{{"kind", "kernel_trace"}, {"detail", "42 kernels on gfx942"}, {"source", "rocprofv3 --kernel-trace"}},
         {{"kind", "probe"},
@@ -130,6 +159,14 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   }
 
   r2r::report::bundle_inputs in;
+  if (o.judged) {
+    const bool pass = o.verdict == "pass";
+    plan["workload"]["command"] = pass ? "python3 honest.py 20" : "python3 cpu_cheat_train.py --steps 100";
+    plan["kernel_builds"] = nlohmann::json::array();
+    const auto capture = h200_capture(pass ? "honest" : "cpu-cheat");
+    auto [version, judged] = judge_cuda(plan, capture);
+    in.verifiers = {{"r2r.verifier.mode1-cuda", version, judged, capture}};
+  }
   in.plan = plan;
   in.repo_archive = dir / "repo.tar";
   in.patch_diff =
@@ -138,14 +175,47 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   in.commands_log = dir / "commands.log";
   in.host_commands = {{"repo2rocm plan https://example.org/org/fixture --arch gfx942", 0, 1.5},
                       {"docker build -t r2r-run:1 plan/", 0, 30.25}};
-  in.verifiers = {{"r2r.verifier.fixture", "1.0.0", response}};
+  if (!o.judged) in.verifiers = {{"r2r.verifier.fixture", "1.0.0", response, nullptr}};
   in.mode = 1;
   in.repo2rocm_version = "0.1.0";
   in.plugins = {{"r2r.guard.accelerator_swap", "1.0.0"}, {"r2r.verifier.fixture", "1.0.0"}};
   in.image_used = o.base_image;
   in.environment_freeze = std::vector<std::string>{"torch==2.5.1+rocm6.2", "numpy==1.26.4"};
   in.wall_seconds = 95.5;
+  in.state_dir = dir / "state";  // the host's bundle key is made here on first use
   return in;
+}
+
+std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void reseal(const std::filesystem::path& bundle) {
+  const auto entries = r2r::report::hash_directory(bundle);
+  ASSERT_TRUE(entries) << entries.error().to_string();
+  std::ofstream(bundle / "MANIFEST.sha256", std::ios::trunc) << r2r::report::render_manifest(*entries);
+}
+
+void resign(const std::filesystem::path& bundle, const std::filesystem::path& state_dir) {
+  reseal(bundle);
+  const auto key = r2r::report::host_signing_key(state_dir);
+  ASSERT_TRUE(key) << key.error().to_string();
+  const auto sig = r2r::report::sign_manifest(*key, slurp(bundle / "MANIFEST.sha256"));
+  ASSERT_TRUE(sig) << sig.error().to_string();
+  std::ofstream(bundle / "MANIFEST.sig", std::ios::trunc) << *sig;
+}
+
+void edit_json(const std::filesystem::path& file, const std::function<void(nlohmann::json&)>& edit) {
+  auto doc = nlohmann::json::parse(slurp(file));
+  edit(doc);
+  std::ofstream(file, std::ios::trunc) << doc.dump(2) << "\n";
+}
+
+process_result verify_bundle_cli(const std::filesystem::path& bundle, const std::string& args) {
+  return run_process((env_path("R2R_BIN_DIR") / "repo2rocm").string() + " verify '" + bundle.string() + "' " + args);
 }
 
 }  // namespace r2r::test

@@ -173,13 +173,23 @@ TEST_F(RunCli, TheExampleIsPlannedPortedExecutedAndEndsNoRocmDeviceWithAVerifiab
   const json report = json::parse(read_text(dir / "bundle/report.json"));
   EXPECT_EQ(report["verdict"], "no_device");
   const auto verify_bin = r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm";
-  const auto intact = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'");
+  // Signed with the host key made under the run's --state-dir; another host trusts it through
+  // --trusted-key with the public key file.
+  const std::string trust = " --state-dir '" + (tmp.path() / "state").string() + "'";
+  const auto intact = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'" + trust);
   EXPECT_EQ(intact.exit_code, 0) << intact.out << intact.err;
   EXPECT_THAT(intact.out, HasSubstr("verdict no_device"));
+  // The verifier's raw evidence is in the run directory and the bundle, and verify re-judged it.
+  EXPECT_TRUE(fs::is_regular_file(dir / "evidence/r2r.verifier.mode1-rocm/capture.json"));
+  EXPECT_TRUE(fs::is_regular_file(dir / "bundle/evidence/r2r.verifier.mode1-rocm/capture.json"));
+  EXPECT_THAT(intact.out, HasSubstr("1 verifier capture(s) re-judged by their plugins"));
+  const auto by_key = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "' --trusted-key '" +
+                                  (tmp.path() / "state/signing/bundle-ed25519.pub").string() + "'");
+  EXPECT_EQ(by_key.exit_code, 0) << by_key.out << by_key.err;
 
   // A bundle edited after the fact fails `repo2rocm verify`.
   { std::ofstream(dir / "bundle/trajectory.jsonl", std::ios::app) << "{}\n"; }
-  const auto edited = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'");
+  const auto edited = run_process(verify_bin.string() + " verify '" + (dir / "bundle").string() + "'" + trust);
   EXPECT_EQ(edited.exit_code, 1) << edited.out << edited.err;
   EXPECT_THAT(edited.out + edited.err, HasSubstr("trajectory.jsonl"));
 }

@@ -166,7 +166,9 @@ TEST_F(RunMode0, ModeOneEndsNoRocmDeviceWithACompleteVerifiableBundle) {
   EXPECT_THAT(read_text(dir / "execute/workspace/r2r-steps.log"), HasSubstr("python train.py --steps 200"));
 
   const auto bin = r2r::test::env_path("R2R_BIN_DIR") / "repo2rocm";
-  const auto intact = run_process(bin.string() + " verify '" + (dir / "bundle").string() + "'");
+  // Signed with the host key made under the run's --state-dir.
+  const std::string trust = " --state-dir '" + (tmp.path() / "state").string() + "'";
+  const auto intact = run_process(bin.string() + " verify '" + (dir / "bundle").string() + "'" + trust);
   EXPECT_EQ(intact.exit_code, 0) << intact.out << intact.err;
   const json report = json::parse(read_text(dir / "bundle/report.json"));
   EXPECT_EQ(report["verdict"], "no_device");
@@ -175,7 +177,7 @@ TEST_F(RunMode0, ModeOneEndsNoRocmDeviceWithACompleteVerifiableBundle) {
     f.seekp(0);
     f.put('#');
   }
-  EXPECT_EQ(run_process(bin.string() + " verify '" + (dir / "bundle").string() + "'").exit_code, 1);
+  EXPECT_EQ(run_process(bin.string() + " verify '" + (dir / "bundle").string() + "'" + trust).exit_code, 1);
   EXPECT_EQ(dockerd->docker("ps -aq --filter label=org.repo2rocm.sandbox").out, "");
 }
 

@@ -52,5 +52,6 @@ int run_run(const cli_context& ctx);
 int run_execute(const cli_context& ctx);
 int run_resume(const cli_context& ctx);
 int run_verify(const cli_context& ctx);
+int run_verify_evidence(const cli_context& ctx);
 
 }  // namespace r2r::cli

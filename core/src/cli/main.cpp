@@ -126,14 +126,28 @@ const std::vector<command>& commands() {
        {},
        &r2r::cli::run_resume},
       {"verify",
-       "repo2rocm verify BUNDLE [--json]",
-       "Re-check an audit bundle: every file listed in MANIFEST.sha256 with a matching SHA-256 and none\n"
-       "unlisted; report.json valid against its schema; the verdict following from the verifiers' checks\n"
-       "and runtime evidence; PFS recomputed from its recorded facts; the ledger matching the guards'\n"
-       "decisions in trajectory.jsonl. Prints the verdict. Exit 0 when intact and consistent, 1 naming\n"
-       "the file and field otherwise, 2 when BUNDLE is not a directory.",
-       {},
+       "repo2rocm verify BUNDLE [--trusted-key FILE] [--state-dir DIR] [--json]",
+       "Re-check an audit bundle: MANIFEST.sha256 signed (MANIFEST.sig) by the trusted key (--trusted-key\n"
+       "FILE, a PEM public key; else this host's own bundle key under --state-dir); every file listed with\n"
+       "a matching SHA-256 and none unlisted; repo.tar a complete archive that patch.diff applies to;\n"
+       "report.json valid against its schema and equal to the report recomputed from plan.json,\n"
+       "trajectory.jsonl and the verifiers' responses, each verifier's stored evidence re-judged by its\n"
+       "plugin (ledger, verdict, PFS and its inputs; a Mode 1 pass needs Mode 1's five checks from stored\n"
+       "evidence). Prints the signer's key fingerprint and the verdict. Exit 0 when\n"
+       "intact and consistent, 1 naming the file and what is wrong otherwise (unsigned, re-signed with\n"
+       "another key, regenerated manifest, ...), 2 when BUNDLE is not a directory.",
+       {"trusted-key", "state-dir"},
        &r2r::cli::run_verify},
+      {"verify-evidence",
+       "repo2rocm verify-evidence --plan plan.json EVIDENCE_DIR [--mode 1|2] [--json]",
+       "Re-judge raw stored verifier evidence and print its Mode 1 verdict: EVIDENCE_DIR is RUN_DIR/evidence,\n"
+       "a bundle's evidence/, or one verifier's directory under it (holding capture.json). Each capture goes\n"
+       "through its verifier plugin's `judge` method (the directory's name, else the Mode 1 verifier of the\n"
+       "capture's vendor) with the plugin's schema defaults; nothing is run. Prints each check and\n"
+       "the combined verdict. Exit 0 when the evidence was judged (whatever the verdict), 1 when it cannot\n"
+       "be judged, 2 on a usage error or a directory without capture.json.",
+       {"plan", "mode"},
+       &r2r::cli::run_verify_evidence},
   };
   return list;
 }
@@ -170,13 +184,16 @@ int main(int argc, char** argv) {
       "out", po::value<std::string>(), "plan, port: output directory")(
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
-      "state-dir", po::value<std::string>(), "plan: state directory (image failures per arch)")(
+      "state-dir", po::value<std::string>(),
+      "plan, run: state directory (image failures per arch, the bundle signing key); verify: where this host's "
+      "bundle key is")("trusted-key", po::value<std::string>(),
+                       "verify: the public key (PEM) bundles must be signed with")(
       "instance", po::value<std::string>(), "llm ping: the pipeline instance to use")(
       "mode", po::value<std::string>(), "run, execute: 0 baseline, 1 functional (default), 2 functional + metrics")(
       "gpu", po::value<std::string>(), "run: index of the AMD GPU to pin (default 0)")(
       "run-dir", po::value<std::string>(),
       "run: run directory (an existing one is resumed); execute: new or empty run directory")(
-      "plan", po::value<std::string>(), "execute: plan.json of the run")(
+      "plan", po::value<std::string>(), "execute, verify-evidence: plan.json of the run")(
       "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
       "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
       "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)");
@@ -235,9 +252,9 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt :
-       {"kind", "pipeline", "config", "request", "instance", "commit", "arch", "rocm", "out", "base-image", "cache-dir",
-        "state-dir", "mode", "gpu", "run-dir", "plan", "workspace", "max-turns", "max-seconds"}) {
+  for (const auto& opt : {"kind",    "pipeline", "config",     "request",   "instance",    "commit",     "arch",
+                          "rocm",    "out",      "base-image", "cache-dir", "state-dir",   "mode",       "gpu",
+                          "run-dir", "plan",     "workspace",  "max-turns", "max-seconds", "trusted-key"}) {
     if (vm.count(opt) && chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
@@ -254,7 +271,7 @@ int main(int argc, char** argv) {
   if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
   if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
   for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir",
-                          "plan", "workspace", "max-turns", "max-seconds"}) {
+                          "plan", "workspace", "max-turns", "max-seconds", "trusted-key"}) {
     if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
   }
   if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The bundle stage of `repo2rocm run`: the audit bundle (r2r::report::write_bundle) from the
-// plan, the port's diff, the executor's trajectory and commands, and the verifiers' responses in
-// RUN_DIR/verify.json; then the written bundle is re-checked exactly as `repo2rocm verify` does.
+// plan, the port's diff, the executor's trajectory and commands, the verifiers' responses in
+// RUN_DIR/verify.json and their stored evidence (RUN_DIR/evidence/<id>/capture.json); then the
+// written bundle is re-checked exactly as `repo2rocm verify` does, the evidence re-judged.
 #include "run_hooks_parts.hpp"
+#include "verifier_judge.hpp"
 
 #include <r2r/report/bundle.hpp>
+#include <r2r/report/signing.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -57,14 +60,26 @@ stage_result run_bundle(run_context& ctx) {
   if (std::filesystem::exists(ctx.run_dir / "execute" / "commands.log"))
     in.commands_log = ctx.run_dir / "execute" / "commands.log";
   in.host_commands = host_steps(ctx.run_dir / "events.jsonl");
-  for (const auto& v : verify.value("verifiers", json::array()))
-    in.verifiers.push_back({v.value("plugin_id", std::string()), v.value("version", std::string()), v.at("response")});
+  for (const auto& v : verify.value("verifiers", json::array())) {
+    report::verifier_result result{v.value("plugin_id", std::string()), v.value("version", std::string()),
+                                   v.at("response"), nullptr};
+    if (const std::string evidence = v.value("evidence", std::string()); !evidence.empty()) {
+      result.capture = json::parse(read_text(ctx.run_dir / evidence), nullptr, false);
+      if (!result.capture.is_object()) {
+        r.status = "failed";
+        r.message = "RUN_DIR/" + evidence + " is missing or damaged; run the verify stage again";
+        return r;
+      }
+    }
+    in.verifiers.push_back(std::move(result));
+  }
   in.mode = ctx.options.mode;
   in.repo2rocm_version = R2R_VERSION;
   for (const auto& s : ctx.pipeline->stages)
     if (const auto* p = ctx.registry->find(s.plugin.use)) in.plugins.push_back({p->info.id, p->info.version});
   in.image_used =
       ctx.sandbox.image.empty() ? ctx.plan.value("/base_image/ref"_json_pointer, std::string()) : ctx.sandbox.image;
+  in.state_dir = ctx.options.state_dir;
   const auto dir = ctx.run_dir / "bundle";
   auto written = report::write_bundle(in, dir);
   if (!written) {
@@ -72,15 +87,25 @@ stage_result run_bundle(run_context& ctx) {
     r.message = "cannot write the audit bundle: " + written.error().to_string();
     return r;
   }
-  auto checked = report::verify_bundle(dir);
+  report::verify_options trust;
+  auto host = report::host_public_key(ctx.options.state_dir);
+  if (host && *host) {
+    trust.trusted_key = **host;
+    trust.trusted_key_source = "this host's key";
+  }
+  trust.judge = registry_judge(*ctx.registry);
+  auto checked = report::verify_bundle(dir, trust);
   if (!checked) {
     r.status = "failed";
     r.message = "the bundle just written does not verify: " + checked.error().to_string();
     return r;
   }
   r.message = "bundle " + dir.string() + " (" + std::to_string(written->files.size()) + " files, PFS " +
-              std::to_string(written->pfs.score).substr(0, 5) + ")";
-  r.results = json{{"dir", dir.string()}, {"verdict", written->verdict}, {"pfs", written->pfs.score}};
+              std::to_string(written->pfs.score).substr(0, 5) + ", signed by " + written->key_fingerprint + ")";
+  r.results = json{{"dir", dir.string()},
+                   {"verdict", written->verdict},
+                   {"pfs", written->pfs.score},
+                   {"key", written->key_fingerprint}};
   r.outputs = {"bundle"};
   return r;
 }

@@ -2,7 +2,9 @@
 // The verify stage of `repo2rocm run`: the run pipeline's verify stages (r2r.verifier.mode1-rocm,
 // plus r2r.verifier.mode2-metrics in Mode 2, when the pipeline names none) against a fresh sandbox
 // on the executor's final workspace. The verifiers re-run the plan's workload themselves; nothing
-// the agent printed is read. Their responses go to RUN_DIR/verify.json for the bundle stage.
+// the agent printed is read. Their responses go to RUN_DIR/verify.json for the bundle stage, each
+// verifier's raw evidence (the response's `capture`) to RUN_DIR/evidence/<verifier id>/capture.json,
+// where the bundle takes it from and `repo2rocm verify-evidence` re-judges it.
 #include "run_hooks_parts.hpp"
 
 #include <r2r/core/pipeline_session.hpp>
@@ -44,6 +46,24 @@ json device_of(const run_context& ctx) {
   json d{{"vendor", "amd"}, {"index", ctx.gpu->gpu.index}};
   if (!ctx.options.arch.empty()) d["arch"] = ctx.options.arch;
   return d;
+}
+
+/// Writes `capture` to RUN_DIR/evidence/<id>/capture.json (whole or not at all); returns the path
+/// relative to the run directory, or "" when it cannot be stored.
+std::string store_capture(const run_context& ctx, const std::string& id, const json& capture) {
+  if (id.empty() || id.find('/') != std::string::npos || id == "." || id == "..") return {};
+  const auto dir = ctx.run_dir / "evidence" / id;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return {};
+  const auto tmp = dir / "capture.json.tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << capture.dump(2) << "\n";
+    if (!out.flush()) return {};
+  }
+  std::filesystem::rename(tmp, dir / "capture.json", ec);
+  return ec ? std::string() : "evidence/" + id + "/capture.json";
 }
 
 std::string to_status(const std::string& verdict) {
@@ -110,10 +130,15 @@ stage_result run_verify(run_context& ctx) {
     if (verdict.message.empty() || answer.value("verdict", "") != "pass")
       verdict.message = answer.value("summary", std::string());
     earlier.push_back(answer);
-    responses.push_back(json{{"plugin_id", member.instance->info().id},
-                             {"version", member.instance->info().version},
-                             {"stage", member.stage->name},
-                             {"response", answer}});
+    json entry{{"plugin_id", member.instance->info().id},
+               {"version", member.instance->info().version},
+               {"stage", member.stage->name}};
+    if (answer.contains("capture") && answer["capture"].is_object()) {
+      entry["evidence"] = store_capture(ctx, member.instance->info().id, answer["capture"]);
+      answer.erase("capture");
+    }
+    entry["response"] = answer;
+    responses.push_back(std::move(entry));
   }
   (void)box->call("destroy", json{{"sandbox_id", id}});
 
@@ -128,6 +153,7 @@ stage_result run_verify(run_context& ctx) {
   r.message = combined + (verdict.message.empty() ? "" : ": " + verdict.message);
   r.results = json{{"verdict", combined}, {"failed_checks", verdict.failed_checks}};
   r.outputs = {"verify.json"};
+  if (std::filesystem::exists(ctx.run_dir / "evidence")) r.outputs.push_back("evidence");
   return r;
 }
 

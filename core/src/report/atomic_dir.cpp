@@ -71,6 +71,11 @@ core::result<staged_dir> staged_dir::create(const std::filesystem::path& target)
 
 core::result<void> staged_dir::write(std::string_view name, std::string_view bytes) const {
   const auto p = tmp_ / name;
+  if (p.parent_path() != tmp_) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) return io_error("cannot create", p.parent_path(), ec.value());
+  }
   const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return io_error("cannot create", p, errno);
   auto w = write_all(fd, bytes.data(), bytes.size(), p);
@@ -109,6 +114,12 @@ core::result<void> staged_dir::copy(std::string_view name, const std::filesystem
 }
 
 core::result<void> staged_dir::publish() {
+  std::vector<std::filesystem::path> subdirs;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator it(tmp_, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory() && !it->is_symlink()) subdirs.push_back(it->path());
+  for (auto d = subdirs.rbegin(); d != subdirs.rend(); ++d)  // deepest first, then their parents
+    if (auto s = fsync_path(*d, O_RDONLY | O_DIRECTORY); !s) return s;
   if (auto s = fsync_path(tmp_, O_RDONLY | O_DIRECTORY); !s) return s;
   const auto parent = target_.parent_path();
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
@@ -126,8 +137,8 @@ core::result<void> staged_dir::publish() {
   }
   auto synced = fsync_path(parent, O_RDONLY | O_DIRECTORY);
   if (!tmp_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(tmp_, ec);
+    std::error_code remove_ec;
+    std::filesystem::remove_all(tmp_, remove_ec);
     tmp_.clear();
   }
   return synced;

@@ -23,12 +23,14 @@ class staged_dir {
 
   const std::filesystem::path& path() const noexcept { return tmp_; }
 
-  /// Writes `name` in the staged directory with `bytes` and fsyncs it.
+  /// Writes `name` (a relative path; missing parent directories are made) in the staged directory
+  /// with `bytes` and fsyncs it.
   core::result<void> write(std::string_view name, std::string_view bytes) const;
   /// Copies `source` to `name` and fsyncs it.
   core::result<void> copy(std::string_view name, const std::filesystem::path& source) const;
 
-  /// Makes the staged directory the target. Afterwards the object owns nothing.
+  /// Fsyncs every subdirectory and the staged directory, then makes it the target. Afterwards the
+  /// object owns nothing.
   core::result<void> publish();
 
  private:

@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/report/manifest.hpp>
 #include <r2r/report/sha256.hpp>
+#include <r2r/report/signing.hpp>
 
 #include <algorithm>
 
 namespace r2r::report {
 namespace {
 
-bool valid_name(std::string_view n) {
+bool valid_component(std::string_view n) {
   if (n.empty() || n == "." || n == "..") return false;
   return std::none_of(n.begin(), n.end(),
                       [](char c) { return c == '/' || c == '\\' || c == '\n' || c == '\r' || c == '\0'; });
+}
+
+/// A relative path of valid components joined by '/'.
+bool valid_name(std::string_view n) {
+  for (;;) {
+    const std::size_t slash = n.find('/');
+    if (!valid_component(n.substr(0, slash))) return false;
+    if (slash == std::string_view::npos) return true;
+    n.remove_prefix(slash + 1);
+  }
 }
 
 bool valid_hex(std::string_view h) {
@@ -23,9 +34,10 @@ bool valid_hex(std::string_view h) {
 core::result<std::vector<manifest_entry>> hash_directory(const std::filesystem::path& dir) {
   std::vector<manifest_entry> out;
   std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name == manifest_name) continue;
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().lexically_relative(dir).generic_string();
+    if (name == manifest_name || name == signature_name) continue;
+    if (it->is_directory() && !it->is_symlink()) continue;
     if (it->is_symlink() || !it->is_regular_file())
       return core::fail(core::phase::io,
                         "bundle entry '" + name + "' is not a regular file; a bundle holds only plain files", "",
@@ -71,8 +83,10 @@ core::result<std::vector<manifest_entry>> parse_manifest(std::string_view text) 
           "", where);
     const std::string_view name = line.substr(66);
     if (!valid_name(name))
-      return core::fail(core::phase::io, at + ": '" + std::string(name) + "' is not a plain file name", "", where);
-    if (name == manifest_name) return core::fail(core::phase::io, at + ": the manifest lists itself", "", where);
+      return core::fail(core::phase::io, at + ": '" + std::string(name) + "' is not a relative path of plain names", "",
+                        where);
+    if (name == manifest_name || name == signature_name)
+      return core::fail(core::phase::io, at + ": the manifest lists itself or its signature", "", where);
     if (!out.empty() && !(out.back().name < name))
       return core::fail(
           core::phase::io,

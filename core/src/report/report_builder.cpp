@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // build_report(): bundle_inputs + trajectory -> report.json (configs/schema/report.schema.json).
+#include "bundle_render.hpp"
 #include "plan_checks.hpp"
 
 #include <r2r/core/embedded_schemas.hpp>
@@ -123,7 +124,7 @@ core::result<json> build_report(const bundle_inputs& in, const std::vector<json>
   for (const auto& e : evidence) pin.evidence_kinds.push_back(e.value("kind", ""));
   pin.ledger = ledger;
   if (trajectory.empty()) pin.missing_files.push_back("trajectory.jsonl");
-  if (in.host_commands.empty() && in.commands_log.empty()) pin.missing_files.push_back("commands.log");
+  if (!detail::has_commands(detail::render_commands_log(in))) pin.missing_files.push_back("commands.log");
   if (in.verifiers.empty()) pin.missing_files.push_back("verifier responses");
   const pfs_breakdown pfs = compute_pfs(pin);
 

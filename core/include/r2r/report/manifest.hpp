@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // MANIFEST.sha256: the sha256sum text format (`<64 hex>  <name>\n`, two spaces, text mode), one line
-// per bundle file except the manifest itself, sorted by name (byte order), so `sha256sum -c
-// MANIFEST.sha256` run inside the bundle accepts it. Names are plain relative file names: no '/',
-// no newline or backslash (sha256sum would escape those), never "." or "..".
+// per bundle file except the manifest itself and its signature (MANIFEST.sig), sorted by name (byte
+// order), so `sha256sum -c MANIFEST.sha256` run inside the bundle accepts it. Names are relative
+// paths ('/'-separated, files under evidence/ included) whose components have no newline or
+// backslash (sha256sum would escape those) and are never empty, "." or "..".
 #pragma once
 
 #include <r2r/core/error.hpp>
@@ -21,8 +22,9 @@ struct manifest_entry {
   std::string sha256;  // 64 lowercase hex digits
 };
 
-/// Digests of every regular file in `dir` except the manifest, sorted by name. Fails when `dir`
-/// holds anything else (a directory, a link) or a name the format cannot carry.
+/// Digests of every regular file under `dir` (recursively) except the manifest and its signature,
+/// sorted by relative path. Fails when `dir` holds anything else (a link, a device) or a name the
+/// format cannot carry.
 core::result<std::vector<manifest_entry>> hash_directory(const std::filesystem::path& dir);
 
 /// The manifest text of sorted entries.
