@@ -20,6 +20,7 @@
 #include <chrono>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <thread>
 
 namespace {
@@ -70,16 +71,25 @@ snapshot contents(const fs::path& dir) {
   return out;
 }
 
-/// Drops what legitimately differs between two runs of the same command (timings).
+void drop_seconds(json& j) {
+  if (j.is_object()) {
+    j.erase("seconds");
+    for (auto& [k, v] : j.items()) drop_seconds(v);
+  } else if (j.is_array()) {
+    for (auto& v : j) drop_seconds(v);
+  }
+}
+
+/// Drops what legitimately differs between two runs of the same command: timings, and the name of
+/// the staging directory (OUT.tmp-XXXXXX) where a converter quoted a path.
 snapshot stable(snapshot s) {
+  static const std::regex staging(R"(\.tmp-[A-Za-z0-9]{6})");
   for (auto& [name, text] : s) {
     if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) continue;  // left as is: the comparison then fails and shows it
-    j.erase("seconds");
-    if (j.contains("stages"))
-      for (auto& st : j["stages"]) st.erase("seconds");
-    text = j.dump();
+    drop_seconds(j);
+    text = std::regex_replace(j.dump(), staging, "");
   }
   return s;
 }
