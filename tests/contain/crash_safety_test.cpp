@@ -80,10 +80,10 @@ void drop_seconds(json& j) {
   }
 }
 
-/// Drops what legitimately differs between two runs of the same command: timings, and the name of
-/// the staging directory (OUT.tmp-XXXXXX) where a converter quoted a path.
+/// Drops what legitimately differs between two runs of the same command: timings, and the names of
+/// temporary directories (OUT.tmp-XXXXXX, the build check's) where a converter quoted a path.
 snapshot stable(snapshot s) {
-  static const std::regex staging(R"(\.tmp-[A-Za-z0-9]{6})");
+  static const std::regex staging(R"((\.tmp-|r2r-build-check-)[A-Za-z0-9]{6})");
   for (auto& [name, text] : s) {
     if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
     json j = json::parse(text, nullptr, false);
