@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 
 namespace {
@@ -198,7 +199,14 @@ TEST_F(PlanCli, SubmodulesAreCheckedOutRecursively) {
   make(r2r::test::make_help_only_repo);
   r2r::test::git(repo, "-c protocol.file.allow=always submodule add -q '" + sub.string() + "' third_party/sub");
   r2r::test::git(repo, "commit -q -m sub");
+  // A submodule naming a path on this machine is refused unless the user opts in (issue 19: a
+  // repository could name any repository here), like git's protocol.file.allow.
+  const auto refused = plan(repo.string(), "--arch gfx942");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_THAT(refused.err, HasSubstr("R2R_ALLOW_LOCAL_SUBMODULES=1"));
+  ::setenv("R2R_ALLOW_LOCAL_SUBMODULES", "1", 1);
   const auto r = plan(repo.string(), "--arch gfx942");
+  ::unsetenv("R2R_ALLOW_LOCAL_SUBMODULES");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(run_process("tar -tf '" + (out / "repo.tar").string() + "'").out,
               HasSubstr("third_party/sub/kernels/op.cu"));

@@ -6,6 +6,8 @@
 #include "plan_core.hpp"
 #include "plan_output.hpp"
 
+#include "../report/atomic_dir.hpp"
+
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/planning/intake.hpp>
 
@@ -20,6 +22,24 @@ namespace {
 std::string option(const cli_context& ctx, const std::string& name) {
   auto it = ctx.options.find(name);
   return it == ctx.options.end() ? std::string() : it->second;
+}
+
+/// OUT is replaced as a whole, so it must be absent, empty or an earlier plan's output.
+core::result<void> check_plan_out(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec))
+      return core::fail(core::phase::usage, "--out " + out.string() + " exists and is not a directory");
+    if (!fs::is_empty(out, ec) && !fs::exists(out / "plan.json", ec))
+      return core::fail(core::phase::usage, "--out " + out.string() +
+                                                " is not empty and holds no earlier plan (no plan.json); choose "
+                                                "another directory or empty it");
+  }
+  const auto parent = fs::absolute(out).lexically_normal().parent_path();
+  fs::create_directories(parent, ec);
+  if (ec) return core::fail(core::phase::io, "cannot create " + parent.string() + ": " + ec.message());
+  return {};
 }
 
 }  // namespace
@@ -69,8 +89,14 @@ int run_plan(const cli_context& ctx) {
 
   const std::filesystem::path out =
       option(ctx, "out").empty() ? std::filesystem::path("r2r-plan") : std::filesystem::path(option(ctx, "out"));
-  if (auto written = write_plan_files(out, *planned, intake->worktree); !written)
+  if (auto ready = check_plan_out(out); !ready) return report_error(ctx, ready.error(), exit_usage);
+  // Written into OUT.tmp-XXXXXX and renamed over OUT when complete: a plan killed at any point
+  // leaves the earlier output (or none), never a torn one.
+  auto staged = report::detail::staged_dir::create(out);
+  if (!staged) return report_error(ctx, staged.error(), exit_error);
+  if (auto written = write_plan_files(staged->path(), *planned, intake->worktree); !written)
     return report_error(ctx, written.error(), exit_error);
+  if (auto published = staged->publish(); !published) return report_error(ctx, published.error(), exit_error);
   if (ctx.json) {
     *ctx.out << nlohmann::json{{"ok", true},
                                {"out", out.string()},

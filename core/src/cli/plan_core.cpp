@@ -34,6 +34,11 @@ core::result<void> check_schema(const char* name, const nlohmann::json& doc) {
                                              core::format_violation(violations.front()));
 }
 
+/// JSON text of a document that may quote repository bytes that are not UTF-8 (replaced, never thrown on).
+std::string dump(const nlohmann::json& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace
 
 core::result<std::string> normalise_arch(const std::string& given) {
@@ -136,8 +141,8 @@ core::result<void> write_plan_files(const std::filesystem::path& out, const plan
   std::filesystem::create_directories(out, ec);
   if (ec) return core::fail(core::phase::io, "cannot create " + out.string() + ": " + ec.message());
   for (auto written :
-       {write_text(out / "fingerprint.json", outputs.fingerprint_json.dump(2) + "\n"),
-        write_text(out / "plan.json", outputs.plan.dump(2) + "\n"),
+       {write_text(out / "fingerprint.json", dump(outputs.fingerprint_json)),
+        write_text(out / "plan.json", dump(outputs.plan)),
         write_text(out / "Dockerfile", planning::render_dockerfile(outputs.plan)), export_tree(tree, out)}) {
     if (!written) return written;
   }

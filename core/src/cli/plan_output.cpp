@@ -3,7 +3,8 @@
 
 #include "tar_writer.hpp"
 
-#include <fstream>
+#include <r2r/executor/trajectory.hpp>
+
 #include <map>
 
 namespace r2r::cli {
@@ -15,13 +16,7 @@ core::result<void> export_tree(const std::filesystem::path& worktree, const std:
 }
 
 core::result<void> write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out)
-    return core::fail(core::phase::io, "cannot write " + path.string() + "; check the --out directory", "",
-                      path.string());
-  return {};
+  return executor::write_file_atomic(path, text);
 }
 
 void print_summary(std::ostream& out, const planning::fingerprint& fp, const nlohmann::json& plan,

@@ -15,7 +15,7 @@ namespace r2r::cli {
 /// Writes `out/repo.tar`: `worktree` without any `.git` entry (the Dockerfile's build context).
 core::result<void> export_tree(const std::filesystem::path& worktree, const std::filesystem::path& out);
 
-/// Writes `text` to `path` (created or truncated).
+/// Writes `text` to `path` atomically (executor::write_file_atomic: temporary sibling, fsync, rename).
 core::result<void> write_text(const std::filesystem::path& path, const std::string& text);
 
 /// Frameworks, kernels, hazards, the top three images with scores and why, and the workload.

@@ -7,6 +7,8 @@
 #include "port_job.hpp"
 #include "port_pipeline.hpp"
 
+#include "../report/atomic_dir.hpp"
+
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
 
@@ -55,8 +57,9 @@ bool inside(const fs::path& child, const fs::path& parent) {
   return true;
 }
 
-/// Makes OUT ready: absent or empty, or an earlier port's output (whose files are replaced).
-core::result<void> prepare_out(const fs::path& out) {
+/// Checks that OUT may be replaced: absent or empty, or an earlier port's output. Nothing is
+/// removed here: the new output is staged beside OUT and replaces it in one rename (publish).
+core::result<void> check_out(const fs::path& out) {
   std::error_code ec;
   if (fs::exists(out, ec)) {
     if (!fs::is_directory(out, ec))
@@ -67,12 +70,9 @@ core::result<void> prepare_out(const fs::path& out) {
                                   " is not empty and holds no earlier port (no convert.json); choose another "
                                   "directory or empty it"));
     }
-    fs::remove_all(out / "tree", ec);
-    fs::remove(out / "patch.diff", ec);
-    fs::remove(out / "convert.json", ec);
   }
-  fs::create_directories(out, ec);
-  if (ec) return core::fail(core::phase::io, "cannot create " + out.string() + ": " + ec.message());
+  fs::create_directories(out.parent_path(), ec);
+  if (ec) return core::fail(core::phase::io, "cannot create " + out.parent_path().string() + ": " + ec.message());
   return {};
 }
 
@@ -172,20 +172,26 @@ int run_port(const cli_context& ctx) {
     return report_error(ctx, opened.error(), opened.error().where == core::phase::config ? exit_usage : exit_error);
   }
 
-  if (auto ready = prepare_out(out); !ready) {
+  if (auto ready = check_out(out); !ready) {
     return report_error(ctx, ready.error(), ready.error().where == core::phase::usage ? exit_usage : exit_error);
   }
+  // Written into OUT.tmp-XXXXXX and renamed over OUT when complete: a port killed at any point
+  // leaves the earlier output (or none), never a torn one.
+  auto staged = report::detail::staged_dir::create(out);
+  if (!staged) return report_error(ctx, staged.error(), exit_error);
   port_job job;
   job.source = source;
-  job.tree = out / "tree";
-  job.patch_file = out / "patch.diff";
-  job.report_file = out / "convert.json";
+  job.tree = staged->path() / "tree";
+  job.patch_file = staged->path() / "patch.diff";
+  job.report_file = staged->path() / "convert.json";
+  job.out_dir = out;
   job.arch = *arch;
   job.rocm = ctx.rocm;
   job.pipeline_file = parsed.config->file.string();
   auto ported = port_tree(*opened->session, job);
   if (!ported)
     return report_error(ctx, ported.error(), ported.error().where == core::phase::config ? exit_usage : exit_error);
+  if (auto published = staged->publish(); !published) return report_error(ctx, published.error(), exit_error);
   const json& report = *ported;
 
   if (ctx.json) {

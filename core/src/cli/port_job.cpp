@@ -3,21 +3,11 @@
 
 #include "tree_copy.hpp"
 
+#include <r2r/executor/trajectory.hpp>
+
 #include <chrono>
-#include <fstream>
 
 namespace r2r::cli {
-namespace {
-
-core::result<void> write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
-  f.close();
-  if (!f) return core::fail(core::phase::io, "cannot write " + path.string());
-  return {};
-}
-
-}  // namespace
 
 core::result<port_session> open_port_session(const cli_context& ctx, const core::pipeline_config& config) {
   const std::string pipeline_dir = config.file.has_parent_path() ? config.file.parent_path().string() : std::string();
@@ -36,6 +26,7 @@ core::result<nlohmann::json> port_tree(core::pipeline_session& session, const po
   auto copied = copy_tree(job.source, job.tree);
   if (!copied) return tl::unexpected(copied.error());
 
+  nlohmann::json tree_report = copied->to_json();  // before the file list moves into the inputs
   port_inputs inputs;
   inputs.source = job.source;
   inputs.tree = job.tree;
@@ -47,12 +38,15 @@ core::result<nlohmann::json> port_tree(core::pipeline_session& session, const po
 
   nlohmann::json report = std::move(outcome->report);
   report["source"] = job.source.string();
-  report["out"] = job.tree.parent_path().string();
+  report["out"] = (job.out_dir.empty() ? job.tree.parent_path() : job.out_dir).string();
   report["pipeline"] = job.pipeline_file;
   report["symlinks_not_converted"] = copied->symlinks;
+  report["tree"] = std::move(tree_report);
   report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (auto w = write_file(job.patch_file, outcome->patch); !w) return tl::unexpected(w.error());
-  if (auto w = write_file(job.report_file, report.dump(2) + "\n"); !w) return tl::unexpected(w.error());
+  // Each file replaced in one step (temporary sibling, fsync, rename): never a torn one.
+  if (auto w = executor::write_file_atomic(job.patch_file, outcome->patch); !w) return tl::unexpected(w.error());
+  const std::string text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (auto w = executor::write_file_atomic(job.report_file, text); !w) return tl::unexpected(w.error());
   return report;
 }
 

@@ -35,13 +35,16 @@ struct port_job {
   std::filesystem::path tree;         // absolute; the converted copy (created; files overwritten)
   std::filesystem::path patch_file;   // written: the unified diff against source
   std::filesystem::path report_file;  // written: convert.json
+  std::filesystem::path out_dir;      // recorded as convert.json's "out" (empty: tree's parent)
   std::vector<std::string> arch;      // gfx targets for the build check (empty: plugin defaults)
   std::string rocm;                   // target ROCm release (may be empty)
   std::string pipeline_file;          // recorded in the report
 };
 
-/// Copies `job.source` to `job.tree`, runs every convert stage of `session` over the copy and
-/// writes the patch and the report. Returns the report (convert.json's content).
+/// Copies `job.source` to `job.tree` (tree_copy.hpp: links kept as links, specials, `.git`
+/// entries and oversized files left out and listed in the report's "tree"), runs every convert
+/// stage of `session` over the copy and writes the patch and the report, each atomically.
+/// Returns the report (convert.json's content).
 core::result<nlohmann::json> port_tree(core::pipeline_session& session, const port_job& job);
 
 }  // namespace r2r::cli

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "tar_writer.hpp"
 
+#include <r2r/planning/tree_policy.hpp>
+#include <r2r/support/safe_fs_bounded_walk.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -68,43 +75,71 @@ void write_entry_header(std::ofstream& out, const std::string& name, char type, 
 
 core::result<void> write_tree_tar(const std::filesystem::path& dir, const std::filesystem::path& archive) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> entries;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().filename() == ".git") {
-      if (it->is_directory(ec) && !it->is_symlink(ec)) it.disable_recursion_pending();
-      continue;
-    }
-    entries.push_back(it->path());
-  }
-  if (ec) return core::fail(core::phase::io, "listing " + dir.string() + ": " + ec.message(), "", dir.string());
-  std::sort(entries.begin(), entries.end());
   const fs::path tmp = archive.string() + ".tmp";
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   if (!out) return core::fail(core::phase::io, "cannot write " + tmp.string(), "", tmp.string());
-  std::vector<char> buffer;
-  for (const auto& p : entries) {
-    const std::string name = p.lexically_relative(dir).generic_string();
-    const auto status = fs::symlink_status(p, ec);
-    if (fs::is_symlink(status)) {
-      write_entry_header(out, name, '2', 0, 0777, fs::read_symlink(p, ec).generic_string());
-    } else if (fs::is_directory(status)) {
-      write_entry_header(out, name + "/", '5', 0, 0755);
-    } else if (fs::is_regular_file(status)) {
-      std::ifstream in(p, std::ios::binary);
-      buffer.assign(std::istreambuf_iterator<char>(in), {});
-      const bool exec = (status.permissions() & fs::perms::owner_exec) != fs::perms::none;
-      write_entry_header(out, name, '0', buffer.size(), exec ? 0755 : 0644);
-      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      pad(out, buffer.size());
-    }
+  try {
+    // One pass over the tree in sorted order (bounded_walk sorts each directory's entries, and a
+    // directory's entries follow it), streaming each file: nothing is held in memory whole.
+    const auto root = safe_fs::root::open(dir, "repository");
+    safe_fs::bounded_walk_options options;
+    options.max_depth = planning::max_tree_depth;
+    std::vector<char> buffer(1 << 16);
+    safe_fs::bounded_walk(root, options, [&](const safe_fs::walk_entry& e) {
+      const auto d = planning::classify_entry(e);
+      switch (d.action) {
+        case planning::tree_action::enter:
+          write_entry_header(out, e.path + "/", '5', 0, 0755);
+          return true;
+        case planning::tree_action::keep_link:
+          write_entry_header(out, e.path, '2', 0, 0777, e.link_target);
+          return false;
+        case planning::tree_action::take_file: {
+          auto in = safe_fs::open_regular_at(e.dir_fd, e.info.name, e.path);
+          const bool exec = (e.info.mode & 0100) != 0;
+          // The size in the header is the size lstat saw; a file that changes meanwhile is cut
+          // or padded with zeros to it, so the archive stays well formed.
+          const std::uint64_t size = e.info.size;
+          write_entry_header(out, e.path, '0', size, exec ? 0755 : 0644);
+          std::uint64_t left = size;
+          while (left > 0) {
+            const ssize_t n = ::read(in.get(), buffer.data(), std::min<std::uint64_t>(buffer.size(), left));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            out.write(buffer.data(), n);
+            left -= static_cast<std::uint64_t>(n);
+          }
+          std::fill(buffer.begin(), buffer.end(), '\0');
+          while (left > 0) {
+            const auto n = std::min<std::uint64_t>(buffer.size(), left);
+            out.write(buffer.data(), static_cast<std::streamsize>(n));
+            left -= n;
+          }
+          pad(out, size);
+          return false;
+        }
+        case planning::tree_action::skip:
+          return false;
+      }
+      return false;
+    });
+  } catch (const safe_fs::error& e) {
+    out.close();
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return core::fail(core::phase::io, "archiving " + dir.string() + ": " + e.what(), "", dir.string());
   }
   static const block zeros{};
   out.write(zeros.data(), zeros.size());
   out.write(zeros.data(), zeros.size());
   out.close();
   if (!out) return core::fail(core::phase::io, "writing " + tmp.string() + " failed (disk full?)", "", tmp.string());
+  if (const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    const bool synced = ::fsync(fd) == 0;
+    ::close(fd);
+    if (!synced) return core::fail(core::phase::io, "cannot fsync " + tmp.string(), "", tmp.string());
+  }
+  std::error_code ec;
   fs::rename(tmp, archive, ec);
   if (ec)
     return core::fail(core::phase::io, "cannot replace " + archive.string() + ": " + ec.message(), "",

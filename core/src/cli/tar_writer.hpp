@@ -11,7 +11,11 @@
 
 namespace r2r::cli {
 
-/// Writes every file, directory and symlink under `dir` except `.git` entries to `archive`.
+/// Writes every directory, regular file and symlink under `dir` to `archive` under the rules of
+/// planning/tree_policy.hpp: links stored as links (their text, never followed), `.git` entries,
+/// FIFOs, sockets, devices, files over the size limit and directories past the depth limit left
+/// out (the fingerprint lists them). Nothing outside `dir` is opened. Written to `archive.tmp`,
+/// fsynced and renamed over `archive`.
 core::result<void> write_tree_tar(const std::filesystem::path& dir, const std::filesystem::path& archive);
 
 }  // namespace r2r::cli

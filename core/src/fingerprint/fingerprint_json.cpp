@@ -60,7 +60,8 @@ nlohmann::json to_json(const fingerprint& f) {
       {"workload", f.workload},
       {"build_system", f.build_system},
       {"installable", f.installable},
-      {"problems", f.problems}};
+      {"problems", f.problems},
+      {"tree_entries", f.tree_entries}};
 }
 
 }  // namespace r2r::planning

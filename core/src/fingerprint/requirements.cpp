@@ -27,6 +27,11 @@ std::string lexically_join(const std::string& dir, const std::string& path) {
   return std::filesystem::path(dir + path).lexically_normal().generic_string();
 }
 
+/// A path that names something outside the repository before any link is considered.
+bool outside(const std::string& normalised) {
+  return normalised.empty() || normalised.front() == '/' || normalised == ".." || normalised.rfind("../", 0) == 0;
+}
+
 }  // namespace
 
 std::optional<dependency> parse_requirement(std::string_view text_in, std::string& error) {
@@ -113,9 +118,9 @@ std::optional<dependency> parse_requirement(std::string_view text_in, std::strin
 
 void scan_requirements_file(scan_state& s, const std::string& rel, const std::string& source_kind) {
   if (!s.requirement_files.insert(rel).second) return;
-  std::string content;
-  if (!text::read_file((s.root / rel).string(), content, s.max_file_bytes)) {
-    s.problem(rel, 0, "cannot read requirements file (missing, unreadable or larger than the scan limit)");
+  std::string content, why;
+  if (!s.read(rel, content, why)) {
+    s.problem(rel, 0, "cannot read requirements file: " + why);
     return;
   }
   s.files.insert(rel);
@@ -141,15 +146,15 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
     std::optional<std::string> v;
     if ((v = option_value("-r")) || (v = option_value("--requirement"))) {
       const std::string target = lexically_join(parent_of(rel), *v);
-      if (!std::filesystem::is_regular_file(s.root / target)) {
-        s.problem(rel, ln, "includes " + *v + " (-r), which does not exist in the repository");
+      if (outside(target)) {
+        s.problem(rel, ln, "includes " + *v + " (-r), which is outside the repository: not read");
       } else {
         scan_requirements_file(s, target, source_kind);
       }
     } else if ((v = option_value("-c")) || (v = option_value("--constraint"))) {
       const std::string target = lexically_join(parent_of(rel), *v);
-      if (!std::filesystem::is_regular_file(s.root / target)) {
-        s.problem(rel, ln, "constrains with " + *v + " (-c), which does not exist in the repository");
+      if (outside(target)) {
+        s.problem(rel, ln, "constrains with " + *v + " (-c), which is outside the repository: not read");
       } else {
         scan_requirements_file(s, target, "constraints");
       }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <r2r/planning/fingerprint.hpp>
+#include <r2r/support/safe_fs.hpp>
 
 #include <filesystem>
 #include <map>
@@ -24,6 +25,12 @@ struct scan_state {
   std::set<std::string> local_modules;      // top-level importable names defined by the repository
   std::map<std::string, finding> imports;   // top-level module -> first import site
   std::set<std::string> requirement_files;  // already read (for -r / -c cycles)
+  const safe_fs::root* tree = nullptr;      // the repository; every read goes through it (never out)
+
+  /// Reads `rel` beneath the repository: never through a link (a link inside the repository is read
+  /// as its target when that resolves inside, one hop), never a FIFO or device, never more than
+  /// max_file_bytes. False with `why` set otherwise.
+  bool read(const std::string& rel, std::string& out, std::string& why) const;
 
   void problem(const std::string& file, int line, std::string message) {
     fp.problems.push_back({"parse_error", "", std::move(message), file, line});

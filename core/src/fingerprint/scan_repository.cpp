@@ -6,8 +6,14 @@
 #include "scan_parts.hpp"
 #include "text_util.hpp"
 
+#include <r2r/planning/tree_policy.hpp>
+#include <r2r/support/safe_fs_bounded_walk.hpp>
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <regex>
 #include <system_error>
 
@@ -27,6 +33,33 @@ void add_python_spec(scan_state& s, std::string spec, const std::string& file, i
   std::smatch m;
   if (s.fp.python.preferred.empty() && std::regex_match(cleaned, m, exact))
     s.fp.python.preferred = m[1].str() + "." + m[2].str();
+}
+
+bool scan_state::read(const std::string& rel, std::string& out, std::string& why) const {
+  if (tree == nullptr) {
+    why = "the repository could not be opened";
+    return false;
+  }
+  std::string target = rel;
+  try {
+    const auto e = safe_fs::stat(*tree, rel);
+    if (e.type == safe_fs::entry_type::symlink) {
+      std::string text(4096, '\0');
+      auto dir = safe_fs::open_dir(*tree, std::filesystem::path(rel).parent_path().generic_string());
+      const ssize_t n = ::readlinkat(dir.get(), e.name.c_str(), text.data(), text.size());
+      text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      target = safe_fs::link_target_inside(rel, text);
+      if (target.empty()) {
+        why = "a symbolic link to " + safe_fs::escape_name(text) + ", outside the repository: not read";
+        return false;
+      }
+    }
+    out = safe_fs::read_file(*tree, target, max_file_bytes);
+    return true;
+  } catch (const safe_fs::error& e) {
+    why = e.reason();
+    return false;
+  }
 }
 
 }  // namespace detail
@@ -64,20 +97,28 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
   fingerprint fp;
   scan_state s{k, fp, root, options.max_file_bytes, {}, {}, {}, {}};
   std::vector<std::string> paths;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(
-           root, std::filesystem::directory_options::skip_permission_denied, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const auto& entry = *it;
-    const std::string name = entry.path().filename().string();
-    if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
-      if (skipped_dir(name)) it.disable_recursion_pending();
-      continue;
+  std::optional<safe_fs::root> tree;
+  try {
+    tree.emplace(safe_fs::root::open(root, "repository"));
+    s.tree = &*tree;
+    // The rules every reader of the tree follows (tree_policy.hpp); what they leave out, and every
+    // link, is a finding with its path.
+    safe_fs::bounded_walk_options walk;
+    walk.max_depth = max_tree_depth;
+    const auto limits = safe_fs::bounded_walk(*tree, walk, [&](const safe_fs::walk_entry& e) {
+      const auto d = classify_entry(e);
+      if (!d.kind.empty()) fp.tree_entries.push_back({d.kind, d.path, d.detail, d.path, 0});
+      if (d.action == tree_action::enter) return !skipped_dir(e.info.name);
+      if (d.action == tree_action::take_file && d.plain_name) paths.push_back(e.path);
+      return false;
+    });
+    for (const auto& l : limits) {
+      const std::string p = safe_fs::escape_name(l.path);
+      fp.tree_entries.push_back({"too_deep", p, l.reason, p, 0});
     }
-    if (!entry.is_regular_file(ec) || entry.is_symlink(ec)) continue;
-    paths.push_back(entry.path().lexically_relative(root).generic_string());
+  } catch (const safe_fs::error& e) {
+    fp.problems.push_back({"io_error", "", "listing the repository failed: " + std::string(e.what()), "", 0});
   }
-  if (ec) fp.problems.push_back({"io_error", "", "listing the repository failed: " + ec.message(), "", 0});
   std::sort(paths.begin(), paths.end());
   s.files.insert(paths.begin(), paths.end());
   fp.files_scanned = paths.size();
@@ -97,8 +138,9 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
 
   std::string content;
   auto read = [&](const std::string& rel) {
-    if (text::read_file((root / rel).string(), content, s.max_file_bytes)) return true;
-    s.problem(rel, 0, "skipped: unreadable or larger than " + std::to_string(s.max_file_bytes) + " bytes");
+    std::string why;
+    if (s.read(rel, content, why)) return true;
+    s.problem(rel, 0, "skipped: " + why);
     return false;
   };
   for (const auto& rel : paths) {

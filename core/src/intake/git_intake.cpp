@@ -3,6 +3,8 @@
 // source_url.cpp for URL handling). See intake.hpp for the contract.
 #include <r2r/planning/intake.hpp>
 
+#include "git_dir_check.hpp"
+
 #include <git2.h>
 
 #include <chrono>
@@ -189,6 +191,23 @@ core::result<void> update_submodules(git_repository* repo, const std::string& pr
     so.checkout_opts.checkout_strategy = GIT_CHECKOUT_FORCE;
     const std::string path = prefix + git_submodule_path(sm.p);
     const char* url = git_submodule_url(sm.p);
+    {
+      git_buf resolved = GIT_BUF_INIT;
+      const bool local = git_submodule_resolve_url(&resolved, repo, url ? url : "") == 0 &&
+                         detail::is_local_url(std::string(resolved.ptr, resolved.size));
+      const std::string where(resolved.ptr ? resolved.ptr : "", resolved.size);
+      git_buf_dispose(&resolved);
+      const char* allow = std::getenv("R2R_ALLOW_LOCAL_SUBMODULES");
+      if (local && !(allow != nullptr && std::string(allow) == "1")) {
+        return core::fail(core::phase::usage,
+                          "submodule " + path + " names " + where +
+                              ", a path on this machine; repo2rocm does not clone local paths that a repository "
+                              "names (it could name any repository here). Give the submodule a remote URL, or set "
+                              "R2R_ALLOW_LOCAL_SUBMODULES=1 when you trust the repository (like git's "
+                              "protocol.file.allow=always)",
+                          "", path);
+      }
+    }
     if (git_submodule_update(sm.p, 1, &so) != 0) {
       return core::fail(core::phase::io,
                         "submodule " + path + " (" + (url ? url : "?") + ") could not be fetched: " + last_git_error() +
@@ -223,6 +242,7 @@ core::result<intake_result> acquire_repository(const std::string& source, const 
     }
   } else {
     const std::string path = parsed->kind == source_kind::file_url ? parsed->url.substr(7) : parsed->url;
+    if (auto checked = detail::check_local_git_dir(path); !checked) return tl::unexpected(checked.error());
     repo_ptr probe;
     if (git_repository_open_ext(&probe.p, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
       return core::fail(core::phase::usage,

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,7 +58,7 @@ core::result<staged_dir> staged_dir::create(const std::filesystem::path& target)
   const auto clean = abs.has_filename() ? abs : abs.parent_path();
   if (!std::filesystem::is_directory(clean.parent_path()))
     return core::fail(core::phase::io,
-                      "the parent of the bundle directory " + clean.string() + " does not exist; create it first", "",
+                      "the parent of the output directory " + clean.string() + " does not exist; create it first", "",
                       clean.string());
   std::string pattern = clean.string() + ".tmp-XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
@@ -66,6 +67,7 @@ core::result<staged_dir> staged_dir::create(const std::filesystem::path& target)
     const int err = errno;
     return tl::unexpected(io_error("cannot create a temporary directory beside", clean, err).error());
   }
+  ::chmod(buf.data(), 0755);  // mkdtemp's 0700 would become the published directory's mode
   return staged_dir(clean, std::filesystem::path(buf.data()));
 }
 
@@ -124,14 +126,14 @@ core::result<void> staged_dir::publish() {
   const auto parent = target_.parent_path();
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
     const int err = errno;
-    if (err != ENOTEMPTY && err != EEXIST) return io_error("cannot rename the bundle into", target_, err);
+    if (err != ENOTEMPTY && err != EEXIST) return io_error("cannot rename the staged directory into", target_, err);
     if (!std::filesystem::is_directory(target_) || std::filesystem::is_symlink(target_))
       return core::fail(core::phase::io,
                         target_.string() + " exists and is not a directory; remove it or choose another", "",
                         target_.string());
     // An earlier bundle: swap both names in one step, then remove the old one (now at tmp_).
     if (::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0)
-      return io_error("cannot exchange the new bundle with the existing", target_, errno);
+      return io_error("cannot exchange the new directory with the existing", target_, errno);
   } else {
     tmp_.clear();
   }

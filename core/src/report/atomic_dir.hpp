@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// A directory written in full beside its final name and then renamed into place (internal to
-// r2r_report). Files are written with write(2) and fsync(2); publish() fsyncs the directory,
-// renames it over the target (exchanging atomically with an existing one) and fsyncs the parent.
-// OWNERSHIP: the object owns the temporary directory and removes it unless publish() succeeded.
+// A directory written in full beside its final name and then renamed into place (core-internal:
+// the bundle writer, and `repo2rocm plan` / `port` for their --out directories). Files are written with write(2) and
+// fsync(2); publish() fsyncs the directory, renames it over the target (exchanging atomically with an existing one) and
+// fsyncs the parent. OWNERSHIP: the object owns the temporary directory and removes it unless publish() succeeded.
 #pragma once
 
 #include <r2r/core/error.hpp>

@@ -99,8 +99,10 @@ const std::set<std::string, std::less<>>& hipify_converter::project_macros(const
       it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec)) continue;
-    const std::string rel = std::filesystem::relative(it->path(), base, ec).generic_string();
+    // Links are never followed (issue 19: a link may point out of the project); FIFOs and
+    // devices are not regular files.
+    if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
+    const std::string rel = it->path().lexically_relative(base).generic_string();
     if (ec || convert::classify_path(rel, transform_.source_extensions) != convert::file_kind::source) continue;
     ctx.throw_if_cancelled();
     const auto input = convert::load_input({rel, std::nullopt}, root, transform_.max_file_bytes);

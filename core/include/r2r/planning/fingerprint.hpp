@@ -111,6 +111,10 @@ struct fingerprint {
   bool installable = false;                   // setup.py or a pyproject build-system: `pip install .` works
   std::string build_system;                   // setuptools, poetry, pep517, none
   std::vector<finding> problems;              // malformed files: kind "parse_error"
+  // Links (kept as links, never followed out of the repository) and what readers of the tree
+  // leave out: kinds of planning/tree_policy.hpp (symlink, git, special, too_large, too_deep,
+  // odd_name), name = file = the path (escaped when not plain), line 0.
+  std::vector<finding> tree_entries;
   std::size_t files_scanned = 0;
 };
 
