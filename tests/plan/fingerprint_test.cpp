@@ -135,7 +135,8 @@ TEST(Fingerprint, PoetryRepo) {
   EXPECT_TRUE(accelerate);
 }
 
-// Found by tests/fuzz (pyproject): a Poetry constraint's version components were read with
+// Found by review (the std::stoi pattern the region_edit fuzz target hit), confirmed with the
+// pyproject fuzz target: a Poetry constraint's version components were read with
 // std::stoi, so "^99999999999" threw out of the scanner (whose contract is never to throw for file
 // content) and "^2147483647" overflowed int when the upper bound was computed.
 TEST(Fingerprint, PoetryConstraintsWithHugeVersionComponents) {
@@ -152,7 +153,7 @@ TEST(Fingerprint, PoetryConstraintsWithHugeVersionComponents) {
   EXPECT_EQ(dep(fp, "numpy")->specifier, ">=0.0.99999999999,<0.0.100000000000");
 }
 
-// Found by tests/fuzz (readme_scan) seeds: a README metric claim with a number too large for a
+// Found by review, confirmed with the readme_scan fuzz target: a README metric claim with a number too large for a
 // double made std::stod throw out of the scanner. Such a claim is dropped; the others stay.
 TEST(Fingerprint, ReadmeMetricTooLargeForADoubleIsDropped) {
   r2r::test::temp_dir dir;

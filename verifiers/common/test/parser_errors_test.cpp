@@ -31,8 +31,9 @@ void expect_error(const std::function<void()>& f, const std::string& tool, const
   }
 }
 
-// Found by tests/fuzz (rocminfo, torch_output; the same std::stoi in rocprof and nvidia-smi by
-// review): a number too large for an int escaped as std::out_of_range instead of parse_error.
+// Found by review for the std::stoi pattern the region_edit fuzz target hit, and confirmed with the
+// rocminfo and torch_output fuzz targets: a number too large for an int escaped as
+// std::out_of_range instead of parse_error (also in the rocprof console and nvidia-smi parsers).
 TEST(ParserErrors, NumbersTooLargeForTheirFieldAreParseErrors) {
   expect_error([] { parse_rocminfo("Agent 99999999999999999999\n  Name:                    gfx90a\n"); }, "rocminfo",
                "an agent number that fits in an int");
