@@ -135,6 +135,38 @@ TEST(Fingerprint, PoetryRepo) {
   EXPECT_TRUE(accelerate);
 }
 
+// Found by review (the std::stoi pattern the region_edit fuzz target hit), confirmed with the
+// pyproject fuzz target: a Poetry constraint's version components were read with
+// std::stoi, so "^99999999999" threw out of the scanner (whose contract is never to throw for file
+// content) and "^2147483647" overflowed int when the upper bound was computed.
+TEST(Fingerprint, PoetryConstraintsWithHugeVersionComponents) {
+  r2r::test::temp_dir dir;
+  const auto fp = scan(
+      [](const std::filesystem::path& r) {
+        r2r::test::write_file(r, "pyproject.toml",
+                              "[tool.poetry]\nname = \"x\"\n\n[tool.poetry.dependencies]\npython = \"^2147483647\"\n"
+                              "torch = \"~1.99999999999999999999\"\nnumpy = \"^0.0.99999999999\"\n");
+      },
+      dir);
+  EXPECT_EQ(fp.python.spec, ">=2147483647,<2147483648.0");
+  EXPECT_EQ(dep(fp, "torch")->specifier, ">=1.99999999999999999999,<1.100000000000000000000");
+  EXPECT_EQ(dep(fp, "numpy")->specifier, ">=0.0.99999999999,<0.0.100000000000");
+}
+
+// Found by review, confirmed with the readme_scan fuzz target: a README metric claim with a number too large for a
+// double made std::stod throw out of the scanner. Such a claim is dropped; the others stay.
+TEST(Fingerprint, ReadmeMetricTooLargeForADoubleIsDropped) {
+  r2r::test::temp_dir dir;
+  const auto fp = scan(
+      [](const std::filesystem::path& r) {
+        r2r::test::write_file(r, "README.md",
+                              "# x\n\nAccuracy: 1" + std::string(400, '0') + "%\n\nIt reaches 76.1% top-1 accuracy.\n");
+      },
+      dir);
+  ASSERT_EQ(fp.metrics.size(), 1u);
+  EXPECT_EQ(fp.metrics[0].value, 76.1);
+}
+
 TEST(Fingerprint, VllmServer) {
   r2r::test::temp_dir dir;
   const auto fp = scan(r2r::test::make_vllm_server_repo, dir);

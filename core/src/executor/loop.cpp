@@ -88,8 +88,7 @@ std::string one_line(const std::string& s) {
 class turn_loop {
  public:
   turn_loop(core::pipeline_session& session, stage_pair stages, run_options options, fs::path run_dir)
-      : session_(session),
-        stages_(stages),
+      : stages_(stages),
         options_(std::move(options)),
         run_dir_(std::move(run_dir)),
         guards_(session),
@@ -476,7 +475,6 @@ class turn_loop {
     return ended;
   }
 
-  core::pipeline_session& session_;
   stage_pair stages_;
   run_options options_;
   fs::path run_dir_;

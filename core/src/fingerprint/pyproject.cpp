@@ -8,6 +8,7 @@
 #define TOML_EXCEPTIONS 1
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <regex>
 
 namespace r2r::planning::detail {
@@ -78,6 +79,23 @@ void add_poetry_table(scan_state& s, const std::string& rel, const toml::table* 
   }
 }
 
+// A version component (a run of decimal digits of any length) plus one, without leading zeros.
+// Components are text, not int: a pyproject.toml may hold any number of digits.
+std::string plus_one(std::string digits) {
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+  std::size_t i = digits.size();
+  while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
+  if (i == 0)
+    digits.insert(digits.begin(), '1');
+  else
+    ++digits[i - 1];
+  return digits;
+}
+
+bool is_zero(const std::string& digits) {
+  return digits.find_first_not_of('0') == std::string::npos;
+}
+
 }  // namespace
 
 std::string poetry_to_pep440(std::string_view constraint_in) {
@@ -88,27 +106,22 @@ std::string poetry_to_pep440(std::string_view constraint_in) {
   static const std::regex bare(R"(^(\d+(?:\.\d+)*)$)");
   std::smatch m;
   if (std::regex_match(c, m, caret)) {
-    const int major = std::stoi(m[1]);
-    const int minor = m[2].matched ? std::stoi(m[2]) : 0;
-    const int patch = m[3].matched ? std::stoi(m[3]) : 0;
     std::string lower_bound =
         m[1].str() + (m[2].matched ? "." + m[2].str() : "") + (m[3].matched ? "." + m[3].str() : "");
     std::string upper;
-    if (major > 0 || !m[2].matched) {
-      upper = std::to_string(major + 1) + ".0";
-    } else if (minor > 0 || !m[3].matched) {
-      upper = "0." + std::to_string(minor + 1);
+    if (!is_zero(m[1].str()) || !m[2].matched) {
+      upper = plus_one(m[1].str()) + ".0";
+    } else if (!is_zero(m[2].str()) || !m[3].matched) {
+      upper = "0." + plus_one(m[2].str());
     } else {
-      upper = "0.0." + std::to_string(patch + 1);
+      upper = "0.0." + plus_one(m[3].str());
     }
     return ">=" + lower_bound + ",<" + upper;
   }
   if (std::regex_match(c, m, tilde)) {
-    const int major = std::stoi(m[1]);
     std::string lower_bound =
         m[1].str() + (m[2].matched ? "." + m[2].str() : "") + (m[3].matched ? "." + m[3].str() : "");
-    const std::string upper =
-        m[2].matched ? m[1].str() + "." + std::to_string(std::stoi(m[2]) + 1) : std::to_string(major + 1) + ".0";
+    const std::string upper = m[2].matched ? m[1].str() + "." + plus_one(m[2].str()) : plus_one(m[1].str()) + ".0";
     return ">=" + lower_bound + ",<" + upper;
   }
   if (std::regex_match(c, m, bare)) return "==" + c;

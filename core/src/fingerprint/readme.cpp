@@ -6,6 +6,9 @@
 #include "text_util.hpp"
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <regex>
 
 namespace r2r::planning::detail {
@@ -49,6 +52,14 @@ void scan_assets(scan_state& s, const std::string& rel, std::string_view t, int 
   }
 }
 
+// The number of a metric claim; nothing when it is too large for a double (no real claim is,
+// and std::stod would throw out of the scanner).
+std::optional<double> claimed_value(const std::string& digits) {
+  const double v = std::strtod(digits.c_str(), nullptr);
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 void scan_metrics(scan_state& s, const std::string& rel, std::string_view t, int ln) {
   static const std::string names =
       R"((top-?1 accuracy|top-?5 accuracy|accuracy|acc|top-?1|top-?5|f1|bleu|rouge-l|rouge|miou|map|auc|loss|perplexity|ppl|speedup|speed-up|throughput|latency|fid|psnr|ssim|wer))";
@@ -73,16 +84,16 @@ void scan_metrics(scan_state& s, const std::string& rel, std::string_view t, int
   std::string::const_iterator begin = line.begin();
   bool found = false;
   while (std::regex_search(begin, line.cend(), m, after)) {
-    s.fp.metrics.push_back(
-        {canonical(m[1].str()), std::stod(m[2].str()), m[3].matched ? m[3].str() : "", line.substr(0, 240), rel, ln});
+    if (const auto v = claimed_value(m[2].str()))
+      s.fp.metrics.push_back({canonical(m[1].str()), *v, m[3].matched ? m[3].str() : "", line.substr(0, 240), rel, ln});
     found = true;
     begin = m[0].second;
   }
   if (found) return;
   begin = line.begin();
   while (std::regex_search(begin, line.cend(), m, before)) {
-    s.fp.metrics.push_back(
-        {canonical(m[3].str()), std::stod(m[1].str()), m[2].matched ? m[2].str() : "", line.substr(0, 240), rel, ln});
+    if (const auto v = claimed_value(m[1].str()))
+      s.fp.metrics.push_back({canonical(m[3].str()), *v, m[2].matched ? m[2].str() : "", line.substr(0, 240), rel, ln});
     begin = m[0].second;
   }
 }

@@ -2,7 +2,10 @@
 #include "region_edit.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <regex>
+#include <system_error>
 
 namespace r2r::plugins::converter::agentic {
 
@@ -37,6 +40,18 @@ std::vector<line_range> hazard_regions(const std::vector<sdk::converter::hazard>
   return merged;
 }
 
+namespace {
+
+// The line number a run of digits names; nothing when it does not fit an int64.
+std::optional<std::int64_t> line_number(const std::string& digits) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
 parsed_answer parse_answer(std::string_view answer, const std::vector<line_range>& regions) {
   static const std::regex header(R"(^@@ replace ([0-9]+)-([0-9]+)\s*$)");
   parsed_answer out;
@@ -51,7 +66,8 @@ parsed_answer parse_answer(std::string_view answer, const std::vector<line_range
       continue;
     }
     edit e;
-    e.range = {std::stoll(m[1].str()), std::stoll(m[2].str())};
+    // A number too large for int64 names a line of no file: -1 puts it inside no region.
+    e.range = {line_number(m[1].str()).value_or(-1), line_number(m[2].str()).value_or(-1)};
     std::size_t j = i + 1;
     for (; j < lines.size() && lines[j] != "@@ end"; ++j) e.replacement += lines[j] + "\n";
     if (j == lines.size()) {

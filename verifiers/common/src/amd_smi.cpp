@@ -15,19 +15,7 @@ std::string known_name(std::string_view n) {
 }
 
 bool is_unit(std::string_view t) {
-  static const char* units[] = {"W",
-                                "%",
-                                "MHz",
-                                "GB",
-                                "MB",
-                                "KB",
-                                "B",
-                                "ns",
-                                "EB",
-                                "TB",
-                                "\xC2\xB0"
-                                "C",
-                                "C"};
+  static const char* units[] = {"W", "%", "MHz", "GB", "MB", "KB", "B", "ns", "EB", "TB", "\u00B0C", "C"};
   for (const char* u : units)
     if (t == u) return true;
   return false;

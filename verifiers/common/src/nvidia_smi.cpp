@@ -52,18 +52,20 @@ nvidia_smi_table parse_nvidia_smi_table(std::string_view text) {
     } else if (in_processes && std::regex_match(line, m, proc_row)) {
       gpu_process p;
       p.gpu = m[1];
-      p.pid = std::stoll(m[4]);
+      const auto pid = to_int(m[4].str());
+      if (!pid) throw parse_error("nvidia-smi", "a process id", excerpt(line), "Capture `nvidia-smi` again");
+      p.pid = *pid;
       p.name = m[6];
       p.vram_bytes = to_bytes(m[7].str());
       t.processes.push_back(std::move(p));
     } else if (!in_processes && std::regex_search(line, m, gpu_row)) {
       nvidia_gpu_row g;
-      g.index = std::stoi(m[1]);
+      g.index = int_field(m[1].str(), "nvidia-smi", "a GPU index");
       g.name = m[2];
       t.gpus.push_back(std::move(g));
     } else if (!in_processes && !t.gpus.empty() && std::regex_search(line, m, mem_row)) {
-      t.gpus.back().memory_used_mib = std::stod(m[1]);
-      t.gpus.back().memory_total_mib = std::stod(m[2]);
+      t.gpus.back().memory_used_mib = to_double(m[1].str()).value_or(0);  // digits: always a number
+      t.gpus.back().memory_total_mib = to_double(m[2].str()).value_or(0);
       t.gpus.back().utilization = m[3];
     }
   }

@@ -84,9 +84,10 @@ std::vector<card_product> parse_rocm_smi_productname(std::string_view text) {
     } catch (const nlohmann::json::exception& e) {
       throw parse_error(tool, "one complete JSON object (--json)", e.what(), "Capture the --json output in full");
     }
-    for (const auto& [card, fields] : j.items()) {
+    for (const auto& item : j.items()) {
+      const auto& fields = item.value();  // not a structured binding: clang 14 cannot capture one
       if (!fields.is_object()) continue;
-      out.push_back(from_fields(card, [&](const char* k) { return fields.value(k, std::string()); }));
+      out.push_back(from_fields(item.key(), [&](const char* k) { return fields.value(k, std::string()); }));
     }
     return out;
   }

@@ -27,7 +27,7 @@ rocminfo_report parse_rocminfo(std::string_view text) {
     if (std::regex_match(line, m, agent)) {
       r.agents.push_back(hsa_agent{});
       cur = &r.agents.back();
-      cur->number = std::stoi(m[1]);
+      cur->number = int_field(m[1].str(), "rocminfo", "an agent number");
       continue;
     }
     if (cur == nullptr || !std::regex_match(line, m, field)) continue;

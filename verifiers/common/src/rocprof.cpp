@@ -160,7 +160,7 @@ rocprof_console parse_rocprof_console(std::string_view text) {
     else if (std::regex_search(line, m, result))
       c.result_dir = m[1];
     else if (std::regex_search(line, m, count)) {
-      c.metric_count = std::stoi(m[1]);
+      c.metric_count = int_field(m[1].str(), "rocprof console", "a metric count");
       in_metrics = true;
       continue;
     } else if (in_metrics && line.starts_with("    ") && !trim(line).empty()) {

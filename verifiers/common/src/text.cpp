@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 namespace r2r::verify {
 
@@ -136,6 +137,14 @@ std::optional<long long> to_int(std::string_view s) {
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
+}
+
+int int_field(std::string_view digits, std::string_view tool, std::string_view what) {
+  const auto v = to_int(digits);
+  if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max())
+    throw parse_error(tool, std::string(what) + " that fits in an int", excerpt(digits),
+                      "Capture the output again; a number this large means it is corrupt");
+  return static_cast<int>(*v);
 }
 
 std::optional<double> to_double(std::string_view s) {

@@ -66,7 +66,7 @@ torch_facts parse_torch_text(std::string_view text) {
       }
     } else if (std::regex_search(line, m, detected)) {
       any = true;
-      f.device_count = std::stoi(m[1]);
+      f.device_count = int_field(m[1].str(), "torch output", "a device count");
       f.device_names.clear();  // a later listing replaces an earlier one
     } else if (std::regex_match(line, m, device_name)) {
       f.device_names.push_back(std::string(trim(m[2].str())));

@@ -31,6 +31,33 @@ void expect_error(const std::function<void()>& f, const std::string& tool, const
   }
 }
 
+// Found by review for the std::stoi pattern the region_edit fuzz target hit, and confirmed with the
+// rocminfo and torch_output fuzz targets: a number too large for an int escaped as
+// std::out_of_range instead of parse_error (also in the rocprof console and nvidia-smi parsers).
+TEST(ParserErrors, NumbersTooLargeForTheirFieldAreParseErrors) {
+  expect_error([] { parse_rocminfo("Agent 99999999999999999999\n  Name:                    gfx90a\n"); }, "rocminfo",
+               "an agent number that fits in an int");
+  expect_error([] { parse_torch_text("Detected 99999999999 AMD devices\n"); }, "torch output",
+               "a device count that fits in an int");
+  expect_error([] { parse_rocprof_console("  99999999999999 metrics\n"); }, "rocprof console",
+               "a metric count that fits in an int");
+  expect_error(
+      [] {
+        parse_nvidia_smi_table(
+            "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\n"
+            "|   99999999999  NVIDIA H200   On   |\n");
+      },
+      "nvidia-smi", "a GPU index that fits in an int");
+  expect_error(
+      [] {
+        parse_nvidia_smi_table(
+            "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\n"
+            "| Processes:                                                         |\n"
+            "|    0   N/A  N/A   99999999999999999999999   C   python   1000MiB |\n");
+      },
+      "nvidia-smi", "a process id");
+}
+
 TEST(ParserErrors, TruncatedKernelTraceRow) {
   expect_error([] { parse_kernel_trace_csv("\"Kind\",\"Agent_Id\",\"Kernel_Name\"\n\"KERNEL_DISPATCH\",2\n"); },
                "rocprof kernel trace CSV", "3 fields per row");

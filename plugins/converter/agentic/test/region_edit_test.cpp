@@ -47,6 +47,15 @@ TEST(AgenticAnswer, RefusesUnclosedOverlappingAndMissingBlocks) {
   EXPECT_THAT(parse_answer("@@ replace lines 1 to 2\n", {{1, 10}}).problem, HasSubstr("not '@@ replace A-B'"));
 }
 
+// Found by tests/fuzz (region_edit): a line number too large for int64 made std::stoll throw
+// out of parse_answer, whose contract is to say what is wrong with the answer in `problem`.
+TEST(AgenticAnswer, RefusesLineNumbersTooLargeForAnyFile) {
+  EXPECT_THAT(parse_answer("@@ replace 55555555555555555555555-3\nx\n@@ end\n", {{1, 10}}).problem,
+              HasSubstr("not inside"));
+  EXPECT_THAT(parse_answer("@@ replace 1-99999999999999999999\nx\n@@ end\n", {{1, 10}}).problem,
+              HasSubstr("not inside"));
+}
+
 TEST(AgenticAnswer, AppliesEditsByOriginalLineNumbers) {
   const std::string text = "a\nb\nc\nd\ne\n";
   const auto p = parse_answer("@@ replace 2-2\nB1\nB2\n@@ end\n@@ replace 4-5\n@@ end\n", {{1, 5}});

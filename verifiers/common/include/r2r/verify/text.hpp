@@ -34,6 +34,9 @@ std::vector<std::string_view> split_ws(std::string_view line);
 std::vector<std::string> split_tabs(std::string_view line);
 std::optional<long long> to_int(std::string_view s);
 std::optional<double> to_double(std::string_view s);
+/// `digits` (what a (\d+) group matched) as an int. Throws parse_error naming `tool` and `what`
+/// when it does not fit: output with such a number is corrupt, not a count to trust.
+int int_field(std::string_view digits, std::string_view tool, std::string_view what);
 /// "7.3 GB", "58.6 KB", "1002 MiB", "2.0 MB", "0.0 B" -> bytes; nullopt for N/A or unknown units.
 std::optional<double> to_bytes(std::string_view s);
 bool starts_with_ci(std::string_view s, std::string_view prefix);

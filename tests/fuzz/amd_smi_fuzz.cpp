@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Fuzzes amd-smi outputs (process, list, monitor, key-value blocks, version). The contract (verify/text.hpp): input a
+// parser cannot read throws verify::parse_error; nothing else escapes.
+#include "fuzz_support.hpp"
+
+#include <r2r/verify/amd_smi.hpp>
+#include <r2r/verify/text.hpp>
+
+namespace {
+
+template <typename F>
+void parse(F&& f) {
+  try {
+    (void)f();
+  } catch (const r2r::verify::parse_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto text = r2r::fuzz::as_text(data, size);
+  parse([&] { return r2r::verify::parse_amd_smi_process(text); });
+  parse([&] { return r2r::verify::parse_amd_smi_list(text); });
+  parse([&] { return r2r::verify::parse_amd_smi_monitor(text); });
+  parse([&] { return r2r::verify::parse_amd_smi_key_values(text); });
+  parse([&] { return r2r::verify::parse_amd_smi_version(text); });
+  return 0;
+}

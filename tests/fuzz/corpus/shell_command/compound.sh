@@ -1,0 +1,1 @@
+for f in *.cu; do hipify-perl "$f" > "${f%.cu}.hip"; done; [[ -f a ]] || { echo no; exit 1; } # comment

@@ -1,0 +1,1 @@
+FOO=1 sudo -E sh -c 'eval "cat <(ls `pwd`) >> /tmp/x"'; nohup python -m torch.distributed.run --nproc 8 x.py &

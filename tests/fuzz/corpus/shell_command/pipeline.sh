@@ -1,0 +1,1 @@
+pip install -r requirements.txt && python train.py --epochs 3 > log.txt 2>&1

@@ -1,0 +1,1 @@
+env CUDA_VISIBLE_DEVICES=0 timeout 60 bash -c "echo $(nvidia-smi --query-gpu=name --format=csv) | tee out.txt" <<< input

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Fuzzes the collection script's output bundle (nonce-delimited sections and process samples). The contract
+// (verify/text.hpp): input a parser cannot read throws verify::parse_error; nothing else escapes.
+#include "fuzz_support.hpp"
+
+#include <r2r/verify/bundle.hpp>
+#include <r2r/verify/text.hpp>
+
+namespace {
+
+template <typename F>
+void parse(F&& f) {
+  try {
+    (void)f();
+  } catch (const r2r::verify::parse_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto text = r2r::fuzz::as_text(data, size);
+  parse([&] { return r2r::verify::parse_samples(text); });
+  const auto parts = r2r::fuzz::split_once(text, "\n");  // the nonce line, then the output
+  parse([&] { return r2r::verify::parse_bundle(parts.second, parts.first); });
+  return 0;
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Fuzzes nvidia-smi outputs (--query CSV, compute apps, the default table). The contract (verify/text.hpp): input a
+// parser cannot read throws verify::parse_error; nothing else escapes.
+#include "fuzz_support.hpp"
+
+#include <r2r/verify/nvidia_smi.hpp>
+#include <r2r/verify/text.hpp>
+
+namespace {
+
+template <typename F>
+void parse(F&& f) {
+  try {
+    (void)f();
+  } catch (const r2r::verify::parse_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto text = r2r::fuzz::as_text(data, size);
+  parse([&] { return r2r::verify::parse_nvidia_smi_query_csv(text); });
+  parse([&] { return r2r::verify::parse_nvidia_smi_compute_apps(text); });
+  parse([&] { return r2r::verify::parse_nvidia_smi_table(text); });
+  return 0;
+}

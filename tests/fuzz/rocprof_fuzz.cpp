@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Fuzzes rocprof outputs (kernel trace and stats CSV, summary table, agent info, console). The contract
+// (verify/text.hpp): input a parser cannot read throws verify::parse_error; nothing else escapes.
+#include "fuzz_support.hpp"
+
+#include <r2r/verify/rocprof.hpp>
+#include <r2r/verify/text.hpp>
+
+namespace {
+
+template <typename F>
+void parse(F&& f) {
+  try {
+    (void)f();
+  } catch (const r2r::verify::parse_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto text = r2r::fuzz::as_text(data, size);
+  parse([&] { return r2r::verify::parse_kernel_trace_csv(text); });
+  parse([&] { return r2r::verify::parse_stats_csv(text); });
+  parse([&] { return r2r::verify::parse_summary_table(text); });
+  parse([&] { return r2r::verify::parse_agent_info_csv(text); });
+  parse([&] { return r2r::verify::parse_rocprof_console(text); });
+  return 0;
+}

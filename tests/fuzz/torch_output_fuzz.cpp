@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// Fuzzes the workload's torch output (device lines, profiler tables). The contract (verify/text.hpp): input a parser
+// cannot read throws verify::parse_error; nothing else escapes.
+#include "fuzz_support.hpp"
+
+#include <r2r/verify/text.hpp>
+#include <r2r/verify/torch_output.hpp>
+
+namespace {
+
+template <typename F>
+void parse(F&& f) {
+  try {
+    (void)f();
+  } catch (const r2r::verify::parse_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto text = r2r::fuzz::as_text(data, size);
+  parse([&] { return r2r::verify::parse_torch_text(text); });
+  parse([&] { return r2r::verify::parse_profiler_table(text); });
+  return 0;
+}
