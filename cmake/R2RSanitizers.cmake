@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# R2R_SANITIZE: AddressSanitizer + UndefinedBehaviorSanitizer on every target (the asan preset).
+# R2R_SANITIZE: AddressSanitizer + UndefinedBehaviorSanitizer on every target (the asan and fuzz presets).
 # R2R_FUZZ: also libFuzzer coverage on every target and the fuzz targets of tests/fuzz (clang only).
 #
 # The sanitizer runtime is one shared library for the whole process: plugins are MODULEs linked
@@ -12,11 +12,11 @@ option(R2R_FUZZ "Build the libFuzzer targets of tests/fuzz (needs clang and R2R_
 
 if(R2R_FUZZ AND NOT R2R_SANITIZE)
   message(FATAL_ERROR "R2R_FUZZ=ON needs R2R_SANITIZE=ON: the fuzz targets run under ASan and UBSan "
-                      "(use the asan preset: cmake --preset asan)")
+                      "(use the fuzz preset: cmake --preset fuzz)")
 endif()
 if(R2R_FUZZ AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "R2R_FUZZ=ON needs clang (libFuzzer is clang's -fsanitize=fuzzer), found "
-                      "${CMAKE_CXX_COMPILER_ID}; configure with CC=clang CXX=clang++ or the asan preset")
+                      "${CMAKE_CXX_COMPILER_ID}; configure with CC=clang CXX=clang++ or the fuzz preset")
 endif()
 
 if(R2R_SANITIZE)
