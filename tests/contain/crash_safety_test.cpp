@@ -218,7 +218,10 @@ TEST(CrashSafety, PlanKilledAtRandomLeavesTheOldOrTheNewOutput) {
 
 TEST(CrashSafety, BundleWriterKilledAtRandomLeavesTheOldOrAVerifiedNewBundle) {
   r2r::test::temp_dir tmp;
-  auto inputs = r2r::test::make_bundle_inputs(tmp.path() / "inputs");
+  // A failed run: its verdict needs no stored capture to be re-derived (a pass would).
+  r2r::test::bundle_fixture_options fixture;
+  fixture.verdict = "fail";
+  auto inputs = r2r::test::make_bundle_inputs(tmp.path() / "inputs", fixture);
   // A repository archive large enough that copying it takes a while.
   make_busy_repo(tmp.path() / "big", "v1");
   ASSERT_EQ(r2r::test::run_process("tar -cf '" + (tmp.path() / "big.tar").string() + "' -C '" +
@@ -235,6 +238,11 @@ TEST(CrashSafety, BundleWriterKilledAtRandomLeavesTheOldOrAVerifiedNewBundle) {
   ASSERT_TRUE(r2r::report::write_bundle(inputs, out));
   const long ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();
   const snapshot new_state = contents(out);
+  r2r::report::verify_options verify;
+  auto key = r2r::report::host_public_key(inputs.state_dir);
+  ASSERT_TRUE(key && key->has_value()) << "the first write_bundle made the host key";
+  verify.trusted_key = **key;
+  verify.trusted_key_source = "the test's state directory";
   int killed = 0;
   for (int trial = 0; trial < trials; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -252,7 +260,7 @@ TEST(CrashSafety, BundleWriterKilledAtRandomLeavesTheOldOrAVerifiedNewBundle) {
                         now.at("patch.diff") == new_state.at("patch.diff") &&
                         now.at("repo.tar") == new_state.at("repo.tar");
     EXPECT_TRUE(now == old_state || is_new) << "a torn bundle";
-    const auto verified = r2r::report::verify_bundle(out);
+    const auto verified = r2r::report::verify_bundle(out, verify);
     EXPECT_TRUE(verified) << (verified ? "" : verified.error().to_string());
   }
   EXPECT_GE(killed, 10);
