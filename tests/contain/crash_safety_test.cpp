@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
 using snapshot = std::map<std::string, std::string>;
 
-constexpr int trials = 12;
+constexpr int trials = 16;
 
 pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
   const pid_t pid = ::fork();
@@ -120,7 +120,8 @@ int kill_trials(const std::vector<std::string>& args, const fs::path& out, const
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
     } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % (reference_ms + 1)));
+      // Within the first 80% of a reference run, so the kill lands while the command runs.
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % (reference_ms * 8 / 10 + 1)));
     }
     const bool running = ::kill(pid, SIGKILL) == 0;
     const int code = wait_exit(pid);
@@ -224,8 +225,8 @@ TEST(CrashSafety, BundleWriterKilledAtRandomLeavesTheOldOrAVerifiedNewBundle) {
   auto inputs = r2r::test::make_bundle_inputs(tmp.path() / "inputs", fixture);
   // A repository archive large enough that copying it takes a while.
   make_busy_repo(tmp.path() / "big", "v1");
-  ASSERT_EQ(r2r::test::run_process("tar -cf '" + (tmp.path() / "big.tar").string() + "' -C '" +
-                                   (tmp.path() / "big").string() + "' .")
+  ASSERT_EQ(r2r::test::run_process("cd '" + (tmp.path() / "big").string() + "' && tar -cf '" +
+                                   (tmp.path() / "big.tar").string() + "' *")
                 .exit_code,
             0);
   const fs::path out = tmp.path() / "bundle", saved = tmp.path() / "saved";
@@ -233,7 +234,8 @@ TEST(CrashSafety, BundleWriterKilledAtRandomLeavesTheOldOrAVerifiedNewBundle) {
   fs::copy(out, saved, fs::copy_options::recursive);
   const snapshot old_state = contents(out);
   inputs.repo_archive = tmp.path() / "big.tar";
-  inputs.patch_diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+  // A patch that applies to that archive (verify checks it does).
+  inputs.patch_diff = "--- a/csrc/k0.cu\n+++ b/csrc/k0.cu\n@@ -2 +2 @@\n-// v1\n+// v2\n";
   const auto t0 = clock_type::now();
   ASSERT_TRUE(r2r::report::write_bundle(inputs, out));
   const long ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();

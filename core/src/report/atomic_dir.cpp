@@ -119,7 +119,9 @@ core::result<void> staged_dir::publish() {
   std::vector<std::filesystem::path> subdirs;
   std::error_code ec;
   for (std::filesystem::recursive_directory_iterator it(tmp_, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_directory() && !it->is_symlink()) subdirs.push_back(it->path());
+    // symlink_status only: a link in the staged tree (a loop, one pointing outside) is never followed.
+    if (std::error_code type_ec; it->symlink_status(type_ec).type() == std::filesystem::file_type::directory)
+      subdirs.push_back(it->path());
   for (auto d = subdirs.rbegin(); d != subdirs.rend(); ++d)  // deepest first, then their parents
     if (auto s = fsync_path(*d, O_RDONLY | O_DIRECTORY); !s) return s;
   if (auto s = fsync_path(tmp_, O_RDONLY | O_DIRECTORY); !s) return s;

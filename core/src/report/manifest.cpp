@@ -37,8 +37,9 @@ core::result<std::vector<manifest_entry>> hash_directory(const std::filesystem::
   for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().lexically_relative(dir).generic_string();
     if (name == manifest_name || name == signature_name) continue;
-    if (it->is_directory() && !it->is_symlink()) continue;
-    if (it->is_symlink() || !it->is_regular_file())
+    // symlink_status only: a link (even a loop) is judged as a link, never followed.
+    if (std::error_code type_ec; it->symlink_status(type_ec).type() == std::filesystem::file_type::directory) continue;
+    if (std::error_code type_ec; it->symlink_status(type_ec).type() != std::filesystem::file_type::regular)
       return core::fail(core::phase::io,
                         "bundle entry '" + name + "' is not a regular file; a bundle holds only plain files", "",
                         it->path().string());

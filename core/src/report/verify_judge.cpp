@@ -28,7 +28,8 @@ core::result<void> check_layout(const bundle_files& b, const std::set<std::strin
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(root))) return {};
   for (std::filesystem::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory() && !it->is_symlink()) continue;
+    // symlink_status only: a link (even a loop) is judged as a link, never followed.
+    if (std::error_code type_ec; it->symlink_status(type_ec).type() == std::filesystem::file_type::directory) continue;
     const auto rel = it->path().lexically_relative(b.dir).generic_string();
     const auto id = it->path().parent_path().filename().string();
     if (it->path().filename() != "capture.json" || it->path().parent_path().parent_path() != root || !ids.count(id))
