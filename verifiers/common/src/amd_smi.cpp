@@ -53,12 +53,22 @@ std::vector<std::map<std::string, std::string>> table_rows(const std::vector<std
   return rows;
 }
 
+/// A row's column; a row without it is a parse_error (rows shorter than their header do occur in
+/// cut output), never std::out_of_range.
+const std::string& column(const std::map<std::string, std::string>& r, const std::string& key) {
+  const auto it = r.find(key);
+  if (it == r.end())
+    throw parse_error("amd-smi process", "a " + key + " column in every process row", "a row without it",
+                      "Capture the whole output of `amd-smi process --csv` (or the table form)");
+  return it->second;
+}
+
 gpu_process from_row(const std::map<std::string, std::string>& r, std::string_view name_key,
                      std::string_view vram_key) {
   gpu_process p;
-  p.pid = to_int(r.at("PID")).value_or(-1);
-  p.name = known_name(r.at(std::string(name_key)));
-  p.gpu = r.at("GPU");
+  p.pid = to_int(column(r, "PID")).value_or(-1);
+  p.name = known_name(column(r, std::string(name_key)));
+  p.gpu = column(r, "GPU");
   if (auto it = r.find(std::string(vram_key)); it != r.end()) p.vram_bytes = to_bytes(it->second);
   return p;
 }

@@ -2,6 +2,8 @@
 #include <r2r/verify/text.hpp>
 #include <r2r/verify/torch_output.hpp>
 
+#include <cctype>
+#include <optional>
 #include <regex>
 
 namespace r2r::verify {
@@ -13,9 +15,30 @@ std::string none_to_empty(std::string v) {
   return (v == "None" || v == "N/A" || v == "Could not collect") ? std::string() : v;
 }
 
-void add_quoted(const std::string& text, std::vector<std::string>& out) {
-  static const std::regex item(R"('([^']*)')");
-  for (std::sregex_iterator it(text.begin(), text.end(), item), end; it != end; ++it) out.push_back((*it)[1]);
+// Lines longer than this hold no torch fact; libstdc++'s regex recurses once per character matched,
+// so a long line from a hostile workload log would overflow the stack (found by fuzz_torch_output).
+constexpr std::size_t max_fact_line = 512;
+
+// Each '...' item of `text`, scanned by hand (no regex: see max_fact_line).
+void add_quoted(std::string_view text, std::vector<std::string>& out) {
+  for (std::size_t open = text.find('\''); open != std::string_view::npos; open = text.find('\'', open)) {
+    const std::size_t close = text.find('\'', open + 1);
+    if (close == std::string_view::npos) break;
+    out.emplace_back(text.substr(open + 1, close - open - 1));
+    open = close + 1;
+  }
+}
+
+// The text between `key` (a word: no identifier character before it) and the next quote.
+std::optional<std::string> quoted_field(std::string_view fields, std::string_view key) {
+  for (std::size_t at = fields.find(key); at != std::string_view::npos; at = fields.find(key, at + 1)) {
+    const bool word = at == 0 || !(std::isalnum(static_cast<unsigned char>(fields[at - 1])) || fields[at - 1] == '_');
+    if (!word) continue;
+    const std::size_t begin = at + key.size(), end = fields.find('\'', begin);
+    if (end == std::string_view::npos) return std::nullopt;
+    return std::string(fields.substr(begin, end - begin));
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -33,6 +56,7 @@ torch_facts parse_torch_text(std::string_view text) {
   static const std::regex repl(
       R"(^\s*>>>>? (torch\.__version__|torch\.version\.hip|torch\.version\.cuda|torch\.cuda\.is_available\(\)|torch\.cuda\.device_count\(\)|torch\.cuda\.get_device_name\(\d+\)|pprint\.pp\(torch\.cuda\.get_arch_list\(\)\))\s*$)");
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].size() > max_fact_line) continue;
     const std::string line(trim(lines[i]));
     std::smatch m;
     if (std::regex_match(line, m, kv)) {
@@ -99,15 +123,14 @@ torch_facts parse_torch_text(std::string_view text) {
     }
   }
   // _CudaDeviceProperties(...) may wrap over lines: search the whole text.
-  static const std::regex props(R"(_CudaDeviceProperties\(([^)]*)\))");
-  static const std::regex prop_name(R"(\bname='([^']*)')");
-  static const std::regex prop_arch(R"(gcnArchName='([^']*)')");
-  for (std::sregex_iterator it(body.begin(), body.end(), props), end; it != end; ++it) {
+  constexpr std::string_view props = "_CudaDeviceProperties(";
+  for (std::size_t at = body.find(props); at != std::string::npos; at = body.find(props, at + 1)) {
+    const std::size_t begin = at + props.size(), end = body.find(')', begin);
+    if (end == std::string::npos) break;
     any = true;
-    const std::string fields = (*it)[1];
-    std::smatch m;
-    if (std::regex_search(fields, m, prop_name)) f.device_names.push_back(m[1]);
-    if (std::regex_search(fields, m, prop_arch)) f.archs.push_back(m[1]);
+    const std::string_view fields = std::string_view(body).substr(begin, end - begin);
+    if (auto name = quoted_field(fields, "name='")) f.device_names.push_back(*name);
+    if (auto arch = quoted_field(fields, "gcnArchName='")) f.archs.push_back(*arch);
   }
   if (!any) {
     throw parse_error("torch output", "collect_env lines, torch.version / device prints or _CudaDeviceProperties",

@@ -13,6 +13,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include <functional>
 
 namespace {
@@ -141,6 +145,37 @@ TEST(Text, BytesAndAnsi) {
   EXPECT_FALSE(to_bytes("N/A").has_value());
   EXPECT_EQ(strip_ansi("\x1b[37mROCk module is loaded\x1b[0m"), "ROCk module is loaded");
   EXPECT_EQ(strip_ansi("^[3m  (DID)^[0m"), "  (DID)");
+}
+
+}  // namespace
+
+namespace {
+
+using namespace r2r::verify;
+
+std::string regression_input(const std::string& name) {
+  std::ifstream in(std::string(R2R_TEST_DATA) + "/fuzz-regressions/" + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << name;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Inputs fuzz_amd_smi and fuzz_torch_output crashed on (tests/data/fuzz-regressions): a process row
+// without one of its header's columns threw std::out_of_range from map::at; a long line drove
+// libstdc++'s regex into a stack overflow. Both now parse or give parse_error, nothing else.
+TEST(ParserErrors, FuzzRegressionsParseOrGiveParseError) {
+  const std::string amd = regression_input("amd_smi-row-without-a-column.bin");
+  try {
+    (void)parse_amd_smi_process(amd);
+  } catch (const parse_error&) {
+  }
+  const std::string torch = regression_input("torch_output-long-line.bin");
+  try {
+    (void)parse_torch_text(torch);
+  } catch (const parse_error&) {
+  }
+  // A hostile workload log: one 200 000-character line, then a real fact.
+  const auto f = parse_torch_text(std::string(200000, '(') + "\nPyTorch version: 2.5.1+rocm6.2\n");
+  EXPECT_EQ(f.version, "2.5.1+rocm6.2");
 }
 
 }  // namespace
