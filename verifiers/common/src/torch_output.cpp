@@ -178,6 +178,10 @@ double probe_report::allocated_bytes() const {
   return total;
 }
 
+namespace {
+probe_report probe_from_json(const nlohmann::json& j);
+}  // namespace
+
 probe_report parse_probe_json(std::string_view text) {
   constexpr std::string_view tool = "repo2rocm probe JSON";
   nlohmann::json j;
@@ -190,6 +194,18 @@ probe_report parse_probe_json(std::string_view text) {
   if (!j.is_object() || !j.contains("pid")) {
     throw parse_error(tool, "an object with \"pid\"", excerpt(text), "The file is not a repo2rocm probe output");
   }
+  // The probe runs inside the workload's interpreter, so any field may hold any type: a field of
+  // the wrong type is a parse_error, never a json::type_error escaping (found by fuzz_probe_json).
+  try {
+    return probe_from_json(j);
+  } catch (const nlohmann::json::exception& e) {
+    throw parse_error(tool, "the probe's fields with their types (pid number, torch object, devices array)", e.what(),
+                      "The file is not a repo2rocm probe output, or was written by something else");
+  }
+}
+
+namespace {
+probe_report probe_from_json(const nlohmann::json& j) {
   probe_report p;
   p.pid = j.value("pid", -1LL);
   p.ppid = j.value("ppid", -1LL);
@@ -211,5 +227,6 @@ probe_report parse_probe_json(std::string_view text) {
   if (j.contains("probe_error") && j["probe_error"].is_string()) p.probe_error = j["probe_error"];
   return p;
 }
+}  // namespace
 
 }  // namespace r2r::verify

@@ -179,3 +179,22 @@ TEST(ParserErrors, FuzzRegressionsParseOrGiveParseError) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace r2r::verify;
+
+// fuzz_probe_json: a probe field of the wrong type threw nlohmann's type_error out of the parser.
+TEST(ParserErrors, ProbeFieldsOfTheWrongTypeAreParseErrors) {
+  for (const char* doc : {R"({"pid": "12"})", R"({"pid": 1, "devices": [{"max_memory_allocated": "1 GiB"}]})",
+                          R"({"pid": 1, "kernels": {"k": "many"}})", R"({"pid": 1, "is_available": "yes"})"}) {
+    try {
+      (void)parse_probe_json(doc);
+      ADD_FAILURE() << "accepted " << doc;
+    } catch (const parse_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("repo2rocm probe JSON")) << doc;
+    }
+  }
+}
+
+}  // namespace
