@@ -111,7 +111,12 @@ TEST(Mode1Docker, BusyboxImageWithoutAPrivilegeDropToolIsNeverAPass) {
   std::string integrity;
   for (const auto& c : r->at("checks"))
     if (c.at("name") == "evidence_integrity") integrity = c.at("detail");
-  EXPECT_THAT(integrity, AnyOf(HasSubstr("install util-linux"), HasSubstr("marker line"))) << r->dump(1);
+  // Which defence speaks first depends on when the root workload's writes land: marker lines in
+  // the sampler output, or text ahead of the fence when it writes to the collector's stdout before
+  // the collector prints (seen on a loaded machine). Each is a refusal caused by the attack.
+  EXPECT_THAT(integrity, AnyOf(HasSubstr("install util-linux"), HasSubstr("marker line"),
+                               HasSubstr("does not start with its fence line")))
+      << r->dump(1);
 
   // judge on the returned capture gives the same verdict and checks, running nothing.
   auto again = verifier->call("judge", {{"plan", plan}, {"mode", 1}, {"capture", capture}});
