@@ -212,8 +212,8 @@ probe_report probe_from_json(const nlohmann::json& j) {
   if (const auto t = j.find("torch"); t != j.end() && t->is_object()) {
     p.torch_loaded = true;
     p.torch_version = t->value("version", std::string());
-    if ((*t)["hip"].is_string()) p.hip = (*t)["hip"].get<std::string>();
-    if ((*t)["cuda"].is_string()) p.cuda = (*t)["cuda"].get<std::string>();
+    if (const auto v = t->find("hip"); v != t->end() && v->is_string()) p.hip = v->get<std::string>();
+    if (const auto v = t->find("cuda"); v != t->end() && v->is_string()) p.cuda = v->get<std::string>();
   }
   p.is_available = j.value("is_available", false);
   p.initialized = j.value("initialized", false);
@@ -223,8 +223,8 @@ probe_report probe_from_json(const nlohmann::json& j) {
   }
   if (const auto k = j.find("kernels"); k != j.end() && k->is_object())
     p.kernels = k->get<std::map<std::string, long long>>();
-  if (j.contains("profiler_error") && j["profiler_error"].is_string()) p.profiler_error = j["profiler_error"];
-  if (j.contains("probe_error") && j["probe_error"].is_string()) p.probe_error = j["probe_error"];
+  if (const auto v = j.find("profiler_error"); v != j.end() && v->is_string()) p.profiler_error = v->get<std::string>();
+  if (const auto v = j.find("probe_error"); v != j.end() && v->is_string()) p.probe_error = v->get<std::string>();
   return p;
 }
 }  // namespace

@@ -195,6 +195,10 @@ TEST(ParserErrors, ProbeFieldsOfTheWrongTypeAreParseErrors) {
       EXPECT_THAT(e.what(), HasSubstr("repo2rocm probe JSON")) << doc;
     }
   }
+  // A torch object without hip/cuda keys read them through a const operator[] (an assertion).
+  const auto p = parse_probe_json(R"({"pid": 1, "torch": {"version": "2.5.1"}})");
+  EXPECT_EQ(p.torch_version, "2.5.1");
+  EXPECT_EQ(p.hip, "");
 }
 
 }  // namespace
