@@ -8,8 +8,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential g++ cmake ninja-build ccache pkg-config git clang-format binutils
-  # the asan preset: clang 14 with its ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer in
-  # libclang-rt-14-dev), which build the sanitizer suite and the fuzz targets of tests/fuzz
+  # the fuzz preset: clang 14 with its ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer in
+  # libclang-rt-14-dev), which build the fuzz targets of tests/fuzz
   clang libclang-rt-14-dev
   # core libraries (docs/dependencies.md says which part of the project uses which)
   libboost-dev libboost-program-options-dev libboost-filesystem-dev
