@@ -101,9 +101,12 @@ void from_json(const nlohmann::json& j, mode1_capture& c) {
     const auto files = sr->find("files");
     if (files == sr->end() || !files->is_object()) bad("scale_read.files: expected an object of file -> text|null");
     for (const auto& [f, v] : files->items()) {
-      if (v.is_null()) c.scale_read.files[f] = std::nullopt;
-      else if (v.is_string()) c.scale_read.files[f] = v.get<std::string>();
-      else bad("scale_read.files: expected text or null for each file");
+      if (v.is_null())
+        c.scale_read.files[f] = std::nullopt;
+      else if (v.is_string())
+        c.scale_read.files[f] = v.get<std::string>();
+      else
+        bad("scale_read.files: expected text or null for each file");
     }
   }
 }

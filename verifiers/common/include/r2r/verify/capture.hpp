@@ -50,7 +50,7 @@ struct host_sample {
 /// the workload ran (scale_as_planned.hpp). `ran` false: the plan named none or nothing was read.
 struct scale_read {
   bool ran = false;
-  bool ok = false;                                           // the read exec answered, whole
+  bool ok = false;                                          // the read exec answered, whole
   std::map<std::string, std::optional<std::string>> files;  // file -> content (nullopt: missing)
 };
 

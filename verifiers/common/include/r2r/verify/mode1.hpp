@@ -12,11 +12,11 @@
 #pragma once
 
 #include <r2r/verify/accelerator_components.hpp>
-#include <r2r/verify/scale_as_planned.hpp>
 #include <r2r/verify/bundle.hpp>
 #include <r2r/verify/capture.hpp>
 #include <r2r/verify/gpu_share.hpp>
 #include <r2r/verify/rocprof.hpp>
+#include <r2r/verify/scale_as_planned.hpp>
 #include <r2r/verify/torch_output.hpp>
 
 #include <r2r/sdk/host.hpp>
@@ -55,9 +55,9 @@ void from_json(const nlohmann::json& j, mode1_config& c);
 struct mode1_expectations {
   std::string command;
   bool flash_attention = false;
-  std::vector<std::string> custom_kernels;  // any one of them seen counts
-  bool custom_required = false;             // the plan builds a custom extension / JIT kernels
-  component_plan components;                // what accelerator_components judges (per planned build)
+  std::vector<std::string> custom_kernels;      // any one of them seen counts
+  bool custom_required = false;                 // the plan builds a custom extension / JIT kernels
+  component_plan components;                    // what accelerator_components judges (per planned build)
   std::vector<planned_scale_file> scale_files;  // what scale_as_planned compares (plan.scale.files)
 };
 /// Throws sdk::invalid_argument when the plan has no workload command.
