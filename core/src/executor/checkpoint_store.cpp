@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "checkpoint_store.hpp"
 
-#include "workspace_snapshot.hpp"
+#include <r2r/support/workspace_snapshot.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -53,7 +53,7 @@ core::result<void> checkpoint_store::archive_workspace(const fs::path& file) {
   fs::create_directories(file.parent_path(), ec);
   const fs::path tmp = file.parent_path() / ("." + file.filename().string() + ".tmp");
   try {
-    sandbox_common::take_snapshot(driver_.workspace(), tmp);
+    tarball::take_snapshot(driver_.workspace(), tmp);
   } catch (const std::exception& e) {
     return core::fail(core::phase::io, std::string("cannot archive the workspace: ") + e.what(), {}, tmp.string());
   }
@@ -117,7 +117,7 @@ core::result<std::string> checkpoint_store::snapshot(std::int64_t turn) {
 
 core::result<void> checkpoint_store::restore(const std::string& archive) {
   try {
-    sandbox_common::restore_snapshot(run_dir_ / archive, driver_.workspace());
+    tarball::restore_snapshot(run_dir_ / archive, driver_.workspace());
   } catch (const std::exception& e) {
     return core::fail(core::phase::io, std::string("cannot restore the workspace: ") + e.what(), {},
                       (run_dir_ / archive).string());

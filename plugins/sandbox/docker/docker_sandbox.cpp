@@ -4,17 +4,18 @@
 #include "container_spec.hpp"
 #include "output_encoding.hpp"
 #include "sandbox_setup.hpp"
-#include "tar_archive.hpp"
-#include "workspace_snapshot.hpp"
 
 #include <r2r/sdk/error.hpp>
 #include <r2r/support/safe_fs.hpp>
+#include <r2r/support/tar_archive.hpp>
+#include <r2r/support/workspace_snapshot.hpp>
 
 #include <grp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <random>
 #include <regex>
@@ -69,7 +70,13 @@ long long parse_counter(const std::string& text, const std::string& key) {
 
 void from_json(const nlohmann::json& j, docker_sandbox::config& c) {
   const docker_sandbox::config d;
-  c.socket = j.value("socket", d.socket);
+  // No socket in the config: DOCKER_HOST (unix:// only), as the docker CLI does, else the default.
+  std::string fallback = d.socket;
+  if (const char* host = std::getenv("DOCKER_HOST"); host != nullptr && *host != '\0') {
+    const std::string h = host;
+    if (h.rfind("unix://", 0) == 0) fallback = h.substr(7);
+  }
+  c.socket = j.value("socket", fallback);
   c.api_version = j.value("api_version", d.api_version);
   c.label = j.value("label", d.label);
   c.default_image = j.value("default_image", d.default_image);
@@ -307,7 +314,7 @@ sb::checkpoint_response docker_sandbox::checkpoint(const sb::checkpoint_request&
   }
   checkpoint_record cp;
   cp.snapshot = state_dir() / (request.sandbox_id + "-" + request.name + ".tar");
-  sandbox_common::take_snapshot(record.workspace, cp.snapshot);
+  tarball::take_snapshot(record.workspace, cp.snapshot);
   try {
     cp.image_id =
         engine_.commit(record.container_id, "r2r-checkpoint-" + owner_, request.sandbox_id + "-" + request.name,
@@ -329,7 +336,7 @@ sb::rollback_response docker_sandbox::rollback(const sb::rollback_request& reque
   }
   engine_.remove_container(record.container_id);
   record.container_id.clear();
-  sandbox_common::restore_snapshot(it->second.snapshot, record.workspace);
+  tarball::restore_snapshot(it->second.snapshot, record.workspace);
   record.container_id = start_container(request.sandbox_id, record, it->second.image_id);
   record.oom_seen = 0;  // a new container has a new cgroup
   return {request.sandbox_id, request.checkpoint};
@@ -348,7 +355,7 @@ sb::copy_response docker_sandbox::copy_in(const sb::copy_request& request) {
   try {
     const std::string name =
         source.filename().empty() ? source.parent_path().filename().string() : source.filename().string();
-    sandbox_common::write_tar(source, tar, name);
+    tarball::write_tar(source, tar, name);
     out.bytes = static_cast<std::int64_t>(fs::file_size(tar));
     engine_.put_archive(record.container_id, request.sandbox_path, tar);
   } catch (const std::runtime_error& e) {
@@ -370,7 +377,7 @@ sb::copy_response docker_sandbox::copy_out(const sb::copy_request& request) {
   sb::copy_response out;
   try {
     out.bytes = static_cast<std::int64_t>(engine_.get_archive(record.container_id, request.sandbox_path, tar));
-    sandbox_common::extract_tar(tar, request.host_path, "host directory");  // through safe_fs: no link followed
+    tarball::extract_tar(tar, request.host_path, "host directory");  // through safe_fs: no link followed
   } catch (const std::runtime_error& e) {
     fs::remove(tar);
     if (dynamic_cast<const sdk::error*>(&e) != nullptr) throw;
@@ -467,7 +474,7 @@ nlohmann::json docker_sandbox::image_build(const build_request& request) {
   const fs::path tar = state_dir() / ("build-" + std::to_string(next_id_++) + ".tar");
   std::string id;
   try {
-    sandbox_common::write_tar_of_files(context, tar);
+    tarball::write_tar_of_files(context, tar);
     id = engine_.build_image(tar, tag, l);
   } catch (...) {
     std::error_code ec;

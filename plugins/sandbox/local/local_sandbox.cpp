@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "local_sandbox.hpp"
 
+#include <r2r/support/workspace_snapshot.hpp>
 #include "bwrap_args.hpp"
 #include "child_process.hpp"
 #include "output_encoding.hpp"
 #include "sandbox_setup.hpp"
-#include "workspace_snapshot.hpp"
 
 #include <r2r/sdk/error.hpp>
 #include <r2r/support/safe_fs.hpp>
@@ -190,7 +190,7 @@ sb::checkpoint_response local_sandbox::checkpoint(const sb::checkpoint_request& 
   }
   const fs::path tar = state_dir() / (request.sandbox_id + "-" + request.name + ".tar");
   try {
-    sandbox_common::take_snapshot(record.workspace, tar);
+    tarball::take_snapshot(record.workspace, tar);
   } catch (const std::runtime_error& e) {
     throw sdk::failed(std::string("checkpoint: ") + e.what());
   }
@@ -206,7 +206,7 @@ sb::rollback_response local_sandbox::rollback(const sb::rollback_request& reques
     throw sdk::invalid_argument("sandbox " + request.sandbox_id + " has no checkpoint \"" + request.checkpoint + "\"");
   }
   try {
-    sandbox_common::restore_snapshot(it->second, record.workspace);
+    tarball::restore_snapshot(it->second, record.workspace);
   } catch (const std::runtime_error& e) {
     throw sdk::failed(std::string("rollback: ") + e.what());
   }

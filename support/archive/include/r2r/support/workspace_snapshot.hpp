@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-namespace r2r::sandbox_common {
+namespace r2r::tarball {
 
 void take_snapshot(const std::filesystem::path& workspace, const std::filesystem::path& tar_file);
 void restore_snapshot(const std::filesystem::path& tar_file, const std::filesystem::path& workspace);
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::tarball

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace r2r::sandbox_common {
+namespace r2r::tarball {
 namespace {
 
 std::string joined(const std::vector<std::string>& parts, std::size_t n) {
@@ -93,4 +93,4 @@ void tar_extractor::finish() {
   }
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::tarball

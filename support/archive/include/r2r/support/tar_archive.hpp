@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-namespace r2r::sandbox_common {
+namespace r2r::tarball {
 
 /// Writes a tar of `source` (a file or a directory, recursively, symlinks kept as links) to
 /// `tar_file`. Entries are named `arcname` and `arcname/...`; an empty arcname puts a directory's
@@ -24,4 +24,4 @@ void write_tar_of_files(const std::map<std::string, std::string>& files, const s
 std::size_t extract_tar(const std::filesystem::path& tar_file, const std::filesystem::path& destination,
                         const std::string& label = "destination directory");
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::tarball

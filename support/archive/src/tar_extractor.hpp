@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_common {
+namespace r2r::tarball {
 
 class tar_extractor {
  public:
@@ -42,4 +42,4 @@ class tar_extractor {
   std::vector<std::string> skipped_;
 };
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::tarball

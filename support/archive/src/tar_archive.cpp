@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "tar_archive.hpp"
+#include <r2r/support/tar_archive.hpp>
 
 #include "tar_extractor.hpp"
 
@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <system_error>
 
-namespace r2r::sandbox_common {
+namespace r2r::tarball {
 namespace fs = std::filesystem;
 namespace {
 
@@ -184,4 +184,4 @@ std::size_t extract_tar(const fs::path& tar_file, const fs::path& destination, c
   }
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::tarball

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "tar_archive.hpp"
-#include "workspace_snapshot.hpp"
+#include <r2r/support/tar_archive.hpp>
+#include <r2r/support/workspace_snapshot.hpp>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -14,7 +14,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using namespace r2r::sandbox_common;
+using namespace r2r::tarball;
 
 class TarArchive : public ::testing::Test {
  protected:

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-#include "workspace_snapshot.hpp"
+#include <r2r/support/workspace_snapshot.hpp>
 
-#include "tar_archive.hpp"
+#include <r2r/support/tar_archive.hpp>
 
 #include <r2r/support/safe_fs.hpp>
 
 #include <stdexcept>
 
-namespace r2r::sandbox_common {
+namespace r2r::tarball {
 namespace fs = std::filesystem;
 
 void take_snapshot(const fs::path& workspace, const fs::path& tar_file) {
@@ -24,4 +24,4 @@ void restore_snapshot(const fs::path& tar_file, const fs::path& workspace) {
   extract_tar(tar_file, workspace, "workspace");
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::tarball
