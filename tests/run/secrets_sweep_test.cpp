@@ -135,8 +135,9 @@ TEST(SecretsSweep, NoPlantedKeyLeavesItsPlaceInAFullRun) {
                                {"model", "claude-sonnet-4-5"},
                                {"api_key_env", "ANTHROPIC_API_KEY"},
                                {"retry", {{"max_retries", 0}}}}}}}};
-  pipeline["pipeline"].push_back(
-      {{"stage", "policy"}, {"name", "model"}, {"use", "r2r.policy.llm"}, {"config", {{"llm_service", "llm"}}}});
+  for (auto& entry : pipeline["pipeline"])
+    if (entry["stage"] == "policy")
+      entry = {{"stage", "policy"}, {"name", "model"}, {"use", "r2r.policy.llm"}, {"config", {{"llm_service", "llm"}}}};
   const fs::path pipeline_file = tmp.write("pipeline.json", pipeline.dump(2));
 
   const std::string env =

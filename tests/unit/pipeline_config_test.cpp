@@ -98,4 +98,51 @@ TEST(PipelineConfig, InstancesAreCheckedToo) {
   EXPECT_EQ(problems[0].plugin_id, "test.llm.echo");
 }
 
+TEST(PipelineConfig, ExtendsOverridesEntriesByNameAndAppendsNewOnes) {
+  r2r::test::temp_dir tmp;
+  tmp.write("base.json", R"({"version": 1, "name": "base", "description": "parent",
+      "instances": {"llm": {"use": "r2r.llm.echo"}},
+      "pipeline": [{"stage": "guard", "name": "a", "use": "r2r.guard.cpu_fallback"},
+                   {"stage": "guard", "name": "b", "use": "r2r.guard.accelerator_swap"}]})");
+  const auto child = tmp.write("child.json", R"({"extends": "base.json", "name": "child",
+      "pipeline": [{"stage": "guard", "name": "a", "use": "r2r.guard.success_claim"},
+                   {"stage": "guard", "name": "c", "use": "r2r.guard.scale_down"}]})");
+  auto parsed = r2r::core::parse_pipeline_file(child);
+  ASSERT_TRUE(parsed.config.has_value()) << all(parsed.problems);
+  const auto& c = *parsed.config;
+  EXPECT_EQ(c.name, "child");
+  EXPECT_EQ(c.description, "parent");
+  ASSERT_EQ(c.stages.size(), 3u);
+  EXPECT_EQ(c.stages[0].name, "a");
+  EXPECT_EQ(c.stages[0].plugin.use, "r2r.guard.success_claim");  // replaced in place
+  EXPECT_EQ(c.stages[1].plugin.use, "r2r.guard.accelerator_swap");
+  EXPECT_EQ(c.stages[2].name, "c");  // appended
+  EXPECT_EQ(c.instances.count("llm"), 1u);
+}
+
+TEST(PipelineConfig, ExtendsRefusesAMissingParentAChainAndABadMergedFile) {
+  r2r::test::temp_dir tmp;
+  auto missing = r2r::core::parse_pipeline_file(tmp.write("m.json", R"({"extends": "nope.json"})"));
+  ASSERT_FALSE(missing.config.has_value());
+  EXPECT_EQ(missing.problems.at(0).pointer, "/extends");
+  EXPECT_THAT(missing.problems.at(0).message, HasSubstr("cannot read the parent"));
+
+  tmp.write("grand.json", R"({"version": 1, "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu_fallback"}]})");
+  tmp.write("parent.json", R"({"extends": "grand.json"})");
+  auto chain = r2r::core::parse_pipeline_file(tmp.write("chain.json", R"({"extends": "parent.json"})"));
+  ASSERT_FALSE(chain.config.has_value());
+  EXPECT_THAT(chain.problems.at(0).message, HasSubstr("one parent only"));
+
+  // The merged document is validated as a whole: a bad stage in the child is reported.
+  auto bad = r2r::core::parse_pipeline_file(
+      tmp.write("bad.json", R"({"extends": "grand.json", "pipeline": [{"stage": "nonsense", "use": "r2r.guard.x"}]})"));
+  ASSERT_FALSE(bad.config.has_value());
+  EXPECT_THAT(all(bad.problems), HasSubstr("/pipeline/1/stage"));
+
+  // The honest case: a child with no pipeline of its own is its parent.
+  auto same = r2r::core::parse_pipeline_file(tmp.write("same.json", R"({"extends": "grand.json"})"));
+  ASSERT_TRUE(same.config.has_value()) << all(same.problems);
+  EXPECT_EQ(same.config->stages.size(), 1u);
+}
+
 }  // namespace

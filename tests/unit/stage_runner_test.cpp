@@ -92,4 +92,74 @@ TEST_F(StageRunner, AFailingStageIsReportedAndCancellationStopsTheRun) {
   EXPECT_THAT(cancelled.error().message, HasSubstr("cancelled"));
 }
 
+TEST_F(StageRunner, ASequenceResumesFromMarkersAndRerunsWhatChanged) {
+  config.stages.pop_back();
+  auto session = r2r::core::pipeline_session::create(config, registry);
+  ASSERT_TRUE(session.has_value()) << session.error().to_string();
+  r2r::test::temp_dir tmp;
+  const auto dir = tmp.path();
+  std::vector<std::string> ran;
+  std::vector<std::string> restored;
+  r2r::core::stage_runner runner;
+  runner.on(
+      "one",
+      [&](r2r::core::stage_context& ctx) -> r2r::core::result<void> {
+        ran.push_back("one");
+        tmp.write("one.txt", "1");
+        ctx.output.outputs = {"one.txt"};
+        ctx.output.results = {{"n", 1}};
+        return {};
+      },
+      [&](const nlohmann::json& results) -> r2r::core::result<void> {
+        restored.push_back("one:" + results.dump());
+        return {};
+      });
+  runner.on(
+      "guard",
+      [&](r2r::core::stage_context& ctx) -> r2r::core::result<void> {
+        ran.push_back("guard:" + std::to_string(ctx.group.members.size()));
+        return {};
+      },
+      [&](const nlohmann::json&) -> r2r::core::result<void> { return {}; });
+  runner.on("last", [&](r2r::core::stage_context&) -> r2r::core::result<void> {
+    ran.push_back("last");
+    return r2r::core::fail(r2r::core::phase::usage, "bad input");
+  });
+  r2r::core::sequence_options options;
+  options.run_dir = [&] { return dir; };
+  std::vector<std::string> finished;
+  options.finished = [&](const r2r::core::stage_report& r) { finished.push_back(r.stage + " " + r.status); };
+  nlohmann::json state;
+  const std::vector<std::string> order{"one", "guard", "last", "never"};
+  auto first = runner.run_sequence(**session, order, state, options);
+  EXPECT_EQ(ran, (std::vector<std::string>{"one", "guard:2", "last"}));
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first.back().status, "failed");
+  EXPECT_TRUE(first.back().usage);
+  EXPECT_EQ(first.back().output.message, "bad input");
+  EXPECT_TRUE(std::filesystem::exists(r2r::core::stage_runner::marker(dir, "one")));
+
+  // Again: the completed resumable stages are resumed, not run.
+  ran.clear();
+  finished.clear();
+  runner.run_sequence(**session, order, state, options);
+  EXPECT_EQ(ran, (std::vector<std::string>{"last"}));
+  EXPECT_EQ(restored, (std::vector<std::string>{"one:{\"n\":1}"}));
+  EXPECT_EQ(finished, (std::vector<std::string>{"one resumed", "guard resumed", "last failed"}));
+
+  // An output that changed size makes its stage run again, and every later marker goes.
+  tmp.write("one.txt", "changed");
+  ran.clear();
+  runner.run_sequence(**session, order, state, options);
+  EXPECT_EQ(ran, (std::vector<std::string>{"one", "guard:2", "last"}));
+
+  // A stage nobody handles is unavailable, never skipped.
+  finished.clear();
+  r2r::core::stage_runner partial;
+  partial.on("one", [](r2r::core::stage_context&) -> r2r::core::result<void> { return {}; });
+  auto reports = partial.run_sequence(**session, {"one", "missing", "one"}, state, {});
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports.back().status, "unavailable");
+}
+
 }  // namespace

@@ -21,16 +21,18 @@ struct cli_context {
   std::vector<std::string> plugin_paths;
   bool json = false;
   std::string pipeline;                        // --pipeline, when given
-  std::string config;                          // --config (plugins call)
-  std::string request;                         // --request (plugins call)
-  std::string kind;                            // --kind (plugins list)
   std::map<std::string, std::string> options;  // further command options by name (plan: commit, arch, out, ...)
   std::string arch;                            // --arch (port): comma-separated gfx targets
   std::string rocm;                            // --rocm (port): target ROCm release
   std::string out_dir;                         // --out (port)
-  std::string instance;                        // --instance (llm ping)
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
+
+  /// options[name], or "" when the option was not given.
+  std::string option(const std::string& name) const {
+    auto it = options.find(name);
+    return it == options.end() ? std::string() : it->second;
+  }
 
   /// The search path for this invocation; pipeline_paths/pipeline_dir from a pipeline file if any.
   std::vector<core::search_location> search_path(const std::vector<std::string>& pipeline_paths = {},

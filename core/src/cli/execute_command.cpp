@@ -2,6 +2,7 @@
 // `repo2rocm execute` and `repo2rocm resume`: the guarded executor on its own (docs/executor.md).
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "port_job.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
@@ -20,35 +21,21 @@ int usage_error(const cli_context& ctx, const std::string& message) {
   return report_error(ctx, core::error{core::phase::usage, message}, exit_usage);
 }
 
-struct loaded_pipeline {
-  std::unique_ptr<core::plugin_registry> registry;  // heap: the session keeps a reference to it
-  std::unique_ptr<core::pipeline_session> session;
-};
-
 // Parses, validates and instantiates a pipeline; returns the exit code on failure.
-std::variant<loaded_pipeline, int> load_pipeline(const cli_context& ctx, const std::string& file) {
+std::variant<run::port_session, int> load_pipeline(const cli_context& ctx, const std::string& file) {
   auto parsed = core::parse_pipeline_file(file);
   if (!parsed.config) {
     std::string message = "invalid pipeline file:";
     for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
     return report_error(ctx, core::error{core::phase::config, message, {}, file}, exit_usage);
   }
-  loaded_pipeline out;
-  auto registry = core::plugin_registry::load(
-      ctx.search_path(parsed.config->search_paths, parsed.config->file.parent_path().string()));
-  if (!registry) return report_error(ctx, registry.error(), exit_error);
-  out.registry = std::make_unique<core::plugin_registry>(std::move(*registry));
-  if (auto problems = core::check_pipeline_plugins(*parsed.config, *out.registry); !problems.empty()) {
-    std::string message = "the pipeline's plugins do not validate:";
-    for (const auto& p : problems) message += "\n  " + p.to_string();
-    return report_error(ctx, core::error{core::phase::config, message, {}, file}, exit_usage);
+  auto opened = run::open_port_session(
+      ctx.search_path(parsed.config->search_paths, parsed.config->file.parent_path().string()), *parsed.config);
+  if (!opened) {
+    const auto where = opened.error().where;
+    return report_error(ctx, opened.error(), where == core::phase::config ? exit_usage : exit_error);
   }
-  auto session = core::pipeline_session::create(*parsed.config, *out.registry);
-  if (!session) {
-    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
-  }
-  out.session = std::move(*session);
-  return out;
+  return std::move(*opened);
 }
 
 int print_outcome(const cli_context& ctx, const executor::run_outcome& o) {
@@ -118,7 +105,7 @@ int run_execute(const cli_context& ctx) {
   options.pipeline_file = ctx.pipeline;
   auto loaded = load_pipeline(ctx, ctx.pipeline);
   if (auto* failed = std::get_if<int>(&loaded)) return *failed;
-  auto& pipeline = std::get<loaded_pipeline>(loaded);
+  auto& pipeline = std::get<run::port_session>(loaded);
   auto outcome = executor::run(*pipeline.session, options);
   if (!outcome) {
     return report_error(ctx, outcome.error(),
@@ -141,7 +128,7 @@ int run_resume(const cli_context& ctx) {
   }
   auto loaded = load_pipeline(ctx, pipeline_file->string());
   if (auto* failed = std::get_if<int>(&loaded)) return *failed;
-  auto& pipeline = std::get<loaded_pipeline>(loaded);
+  auto& pipeline = std::get<run::port_session>(loaded);
   auto outcome = executor::resume(*pipeline.session, dir, {},
                                   [&](const std::string& line) { *ctx.err << "repo2rocm resume: " << line << "\n"; });
   if (!outcome) {

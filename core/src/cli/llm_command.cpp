@@ -5,9 +5,9 @@
 // instances created first, so a recording instance can reach the backend it wraps.
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "port_job.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
-#include <r2r/core/pipeline_session.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -46,17 +46,16 @@ core::result<std::string> choose_instance(const cli_context& ctx, const core::pi
     const auto* plugin = registry.find(use.use);
     if (plugin != nullptr && plugin->info.kind == R2R_KIND_LLM) llm_names.push_back(name);
   }
-  if (!ctx.instance.empty()) {
-    if (config.instances.count(ctx.instance) == 0) {
-      return core::fail(core::phase::usage, "the pipeline has no instance named '" + ctx.instance +
-                                                "'; its instances are: " + join(all_names));
+  if (const std::string instance = ctx.option("instance"); !instance.empty()) {
+    if (config.instances.count(instance) == 0) {
+      return core::fail(core::phase::usage,
+                        "the pipeline has no instance named '" + instance + "'; its instances are: " + join(all_names));
     }
-    if (std::find(llm_names.begin(), llm_names.end(), ctx.instance) == llm_names.end()) {
-      return core::fail(core::phase::usage, "instance '" + ctx.instance + "' uses " +
-                                                config.instances.at(ctx.instance).use +
+    if (std::find(llm_names.begin(), llm_names.end(), instance) == llm_names.end()) {
+      return core::fail(core::phase::usage, "instance '" + instance + "' uses " + config.instances.at(instance).use +
                                                 ", which is not an llm plugin; llm instances: " + join(llm_names));
     }
-    return ctx.instance;
+    return instance;
   }
   if (llm_names.empty()) {
     return core::fail(core::phase::config,
@@ -91,21 +90,14 @@ int run_llm_ping(const cli_context& ctx) {
     return report_error(ctx, core::error{core::phase::config, message, {}, ctx.pipeline}, exit_usage);
   }
   const auto& config = *parsed.config;
-  auto registry = core::plugin_registry::load(ctx.search_path(config.search_paths, config.file.parent_path().string()));
-  if (!registry) return report_error(ctx, registry.error(), exit_error);
-  if (auto problems = core::check_pipeline_plugins(config, *registry); !problems.empty()) {
-    std::string message = "the pipeline's plugins do not validate:";
-    for (const auto& p : problems) message += "\n  " + p.to_string();
-    return report_error(ctx, core::error{core::phase::config, message, {}, ctx.pipeline}, exit_usage);
-  }
-  auto name = choose_instance(ctx, config, *registry);
-  if (!name) return report_error(ctx, name.error(), exit_usage);
-
-  auto session = core::pipeline_session::create(config, *registry);
+  auto session =
+      run::open_port_session(ctx.search_path(config.search_paths, config.file.parent_path().string()), config);
   if (!session) {
     return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
   }
-  core::plugin_instance* instance = (*session)->resolve(*name);
+  auto name = choose_instance(ctx, config, *session->registry);
+  if (!name) return report_error(ctx, name.error(), exit_usage);
+  core::plugin_instance* instance = session->session->resolve(*name);
   const std::string plugin_id = config.instances.at(*name).use;
 
   const auto start = std::chrono::steady_clock::now();

@@ -96,17 +96,18 @@ const std::vector<command>& commands() {
        &r2r::cli::run_port},
       {"run",
        "repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] [--commit REF] "
-       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--json]",
+       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--until STAGE] [--json]",
        "Make SOURCE (URL or local git repository) run on ROCm and verify it: intake, plan, port (hipify,\n"
        "hazard scan, hipcc build check), environment (the plan's image, built in the sandbox: Docker when an\n"
        "engine answers, else bubblewrap), execute, verify, bundle, in --run-dir (default\n"
        "runs/<repo>-<commit12>-<utc>; an existing one is resumed, completed stages are skipped). Mode 0 runs\n"
        "the README's own commands in the sandbox with no agent, as the baseline. Live progress on a terminal,\n"
        "JSON events on stdout otherwise (--json forces them); always RUN_DIR/events.jsonl. Pipeline: the\n"
-       "built-in configs/pipelines/run.json unless --pipeline. Exit 0 verified (mode 0: the README ran on a\n"
+       "built-in configs/pipelines/run.json (mode 2: mode2.json) unless --pipeline; it names every plugin the\n"
+       "run uses. --until STAGE stops after that stage (exit 0). Exit 0 verified (mode 0: the README ran on a\n"
        "ROCm device), 3 not verified (mode 0: a README step failed), 4 no ROCm device, 1 error (or a stage\n"
        "not available in this build), 2 usage. See docs/run.md.",
-       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir"},
+       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir", "until"},
        &r2r::cli::run_run},
       {"execute",
        "repo2rocm execute --plan PLAN.json --pipeline FILE --run-dir DIR [--workspace SRC] [--max-turns N] "
@@ -196,7 +197,8 @@ int main(int argc, char** argv) {
       "plan", po::value<std::string>(), "execute, verify-evidence: plan.json of the run")(
       "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
       "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
-      "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)");
+      "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)")(
+      "until", po::value<std::string>(), "run: the last stage to run (intake, plan, port, environment, ...)");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -252,32 +254,25 @@ int main(int argc, char** argv) {
     std::cout << "usage: " << chosen->synopsis << "\n\n" << chosen->help << "\n\n" << global;
     return r2r::cli::exit_ok;
   }
-  for (const auto& opt : {"kind",    "pipeline", "config",     "request",   "instance",    "commit",     "arch",
-                          "rocm",    "out",      "base-image", "cache-dir", "state-dir",   "mode",       "gpu",
-                          "run-dir", "plan",     "workspace",  "max-turns", "max-seconds", "trusted-key"}) {
-    if (vm.count(opt) && chosen->options.count(opt) == 0) {
+  // Command options: each must be one the chosen command accepts; all reach it in ctx.options.
+  r2r::cli::cli_context ctx;
+  for (const auto& option : specific.options()) {
+    const std::string opt = option->long_name();
+    if (vm.count(opt) == 0) continue;
+    if (chosen->options.count(opt) == 0) {
       std::cerr << "repo2rocm: --" << opt << " is not an option of `" << chosen->name
                 << "`\nusage: " << chosen->synopsis << "\n";
       return r2r::cli::exit_usage;
     }
+    ctx.options[opt] = vm[opt].as<std::string>();
   }
-
-  r2r::cli::cli_context ctx;
   ctx.words.assign(words.begin() + static_cast<long>(consumed), words.end());
   if (vm.count("plugin-path")) ctx.plugin_paths = vm["plugin-path"].as<std::vector<std::string>>();
   ctx.json = vm.count("json") != 0;
-  if (vm.count("pipeline")) ctx.pipeline = vm["pipeline"].as<std::string>();
-  if (vm.count("config")) ctx.config = vm["config"].as<std::string>();
-  if (vm.count("request")) ctx.request = vm["request"].as<std::string>();
-  if (vm.count("kind")) ctx.kind = vm["kind"].as<std::string>();
-  for (const auto& opt : {"commit", "arch", "out", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir",
-                          "plan", "workspace", "max-turns", "max-seconds", "trusted-key"}) {
-    if (vm.count(opt)) ctx.options[opt] = vm[opt].as<std::string>();
-  }
-  if (vm.count("arch")) ctx.arch = vm["arch"].as<std::string>();
-  if (vm.count("rocm")) ctx.rocm = vm["rocm"].as<std::string>();
-  if (vm.count("out")) ctx.out_dir = vm["out"].as<std::string>();
-  if (vm.count("instance")) ctx.instance = vm["instance"].as<std::string>();
+  ctx.pipeline = ctx.option("pipeline");
+  ctx.arch = ctx.option("arch");
+  ctx.rocm = ctx.option("rocm");
+  ctx.out_dir = ctx.option("out");
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
   try {

@@ -5,44 +5,19 @@
 #include "exit_codes.hpp"
 #include "plan_core.hpp"
 #include "plan_output.hpp"
-
-#include "../report/atomic_dir.hpp"
+#include "port_job.hpp"
+#include "run_pipeline.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
+#include <r2r/core/pipeline_session.hpp>
 #include <r2r/planning/intake.hpp>
 
 #include <unistd.h>
 
 #include <iostream>
-#include <optional>
 
 namespace r2r::cli {
-namespace {
-
-std::string option(const cli_context& ctx, const std::string& name) {
-  auto it = ctx.options.find(name);
-  return it == ctx.options.end() ? std::string() : it->second;
-}
-
-/// OUT is replaced as a whole, so it must be absent, empty or an earlier plan's output.
-core::result<void> check_plan_out(const std::filesystem::path& out) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec))
-      return core::fail(core::phase::usage, "--out " + out.string() + " exists and is not a directory");
-    if (!fs::is_empty(out, ec) && !fs::exists(out / "plan.json", ec))
-      return core::fail(core::phase::usage, "--out " + out.string() +
-                                                " is not empty and holds no earlier plan (no plan.json); choose "
-                                                "another directory or empty it");
-  }
-  const auto parent = fs::absolute(out).lexically_normal().parent_path();
-  fs::create_directories(parent, ec);
-  if (ec) return core::fail(core::phase::io, "cannot create " + parent.string() + ": " + ec.message());
-  return {};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int run_plan(const cli_context& ctx) {
   if (ctx.words.size() != 1) {
@@ -52,51 +27,52 @@ int run_plan(const cli_context& ctx) {
                     "usage: repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF]"},
         exit_usage);
   }
-  auto arch = normalise_arch(option(ctx, "arch"));
+  auto arch = run::normalise_arch(ctx.option("arch"));
   if (!arch) return report_error(ctx, arch.error(), exit_usage);
   planning::intake_options io;
-  io.commit = option(ctx, "commit");
+  io.commit = ctx.option("commit");
   io.cache_dir =
-      option(ctx, "cache-dir").empty() ? default_cache_dir() : std::filesystem::path(option(ctx, "cache-dir"));
+      ctx.option("cache-dir").empty() ? run::default_cache_dir() : std::filesystem::path(ctx.option("cache-dir"));
   if (!ctx.json && isatty(STDERR_FILENO)) io.progress = ctx.err;
   auto intake = planning::acquire_repository(ctx.words[0], io);
   if (!intake)
     return report_error(ctx, intake.error(), intake.error().where == core::phase::usage ? exit_usage : exit_error);
 
-  std::optional<core::pipeline_config> pipeline;
-  if (!ctx.pipeline.empty()) {
-    auto parsed = core::parse_pipeline_file(ctx.pipeline);
-    if (!parsed.config)
-      return report_error(ctx, core::error{core::phase::config, parsed.problems.front().to_string(), {}, ctx.pipeline},
-                          exit_usage);
-    pipeline = parsed.config;
-  }
-  plan_request request;
+  // The ranker: the rank stage of --pipeline, else of the built-in configs/pipelines/run.json.
+  auto parsed = ctx.pipeline.empty()
+                    ? core::parse_pipeline_text(generated::run_pipeline, "(built-in) configs/pipelines/run.json")
+                    : core::parse_pipeline_file(ctx.pipeline);
+  if (!parsed.config)
+    return report_error(ctx, core::error{core::phase::config, parsed.problems.front().to_string(), {}, ctx.pipeline},
+                        exit_usage);
+  core::pipeline_config ranking = *parsed.config;
+  std::erase_if(ranking.stages, [](const core::pipeline_stage& s) { return s.stage != "rank"; });
+  ranking.instances.clear();
+  auto session = run::open_port_session(
+      ctx.search_path(ranking.search_paths, ctx.pipeline.empty() ? std::string() : ranking.file.parent_path().string()),
+      ranking);
+  if (!session)
+    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
+  run::plan_request request;
   request.tree = intake->worktree;
   request.source = intake->source;
   request.url = intake->url;
   request.commit = intake->commit;
   request.arch = *arch;
-  request.base_image = option(ctx, "base-image");
+  request.base_image = ctx.option("base-image");
   request.state_dir =
-      option(ctx, "state-dir").empty() ? default_state_dir() : std::filesystem::path(option(ctx, "state-dir"));
-  request.pipeline = pipeline ? &*pipeline : nullptr;
-  auto planned = make_plan(ctx, request);
+      ctx.option("state-dir").empty() ? run::default_state_dir() : std::filesystem::path(ctx.option("state-dir"));
+  request.ranker = session->session->stages().empty() ? nullptr : session->session->stages().front().instance;
+  auto planned = run::make_plan(request);
   if (!planned)
     return report_error(ctx, planned.error(), planned.error().where == core::phase::config ? exit_usage : exit_error);
   const auto& fp = planned->fp;
   const auto& plan = planned->plan;
 
   const std::filesystem::path out =
-      option(ctx, "out").empty() ? std::filesystem::path("r2r-plan") : std::filesystem::path(option(ctx, "out"));
-  if (auto ready = check_plan_out(out); !ready) return report_error(ctx, ready.error(), exit_usage);
-  // Written into OUT.tmp-XXXXXX and renamed over OUT when complete: a plan killed at any point
-  // leaves the earlier output (or none), never a torn one.
-  auto staged = report::detail::staged_dir::create(out);
-  if (!staged) return report_error(ctx, staged.error(), exit_error);
-  if (auto written = write_plan_files(staged->path(), *planned, intake->worktree); !written)
-    return report_error(ctx, written.error(), exit_error);
-  if (auto published = staged->publish(); !published) return report_error(ctx, published.error(), exit_error);
+      ctx.option("out").empty() ? std::filesystem::path("r2r-plan") : std::filesystem::path(ctx.option("out"));
+  if (auto written = run::publish_plan(out, *planned, intake->worktree); !written)
+    return report_error(ctx, written.error(), written.error().where == core::phase::usage ? exit_usage : exit_error);
   if (ctx.json) {
     *ctx.out << nlohmann::json{{"ok", true},
                                {"out", out.string()},
@@ -109,7 +85,7 @@ int run_plan(const cli_context& ctx) {
                     .dump(2)
              << "\n";
   } else {
-    print_summary(*ctx.out, fp, plan, out);
+    run::print_summary(*ctx.out, fp, plan, out);
   }
   return exit_ok;
 }

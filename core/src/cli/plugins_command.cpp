@@ -83,11 +83,11 @@ core::result<nlohmann::json> read_json_argument(const std::string& text, const c
 
 int run_plugins_list(const cli_context& ctx) {
   std::optional<r2r_kind> kind;
-  if (!ctx.kind.empty()) {
-    kind = core::kind_from_name(ctx.kind);
+  if (!ctx.option("kind").empty()) {
+    kind = core::kind_from_name(ctx.option("kind"));
     if (!kind) {
       return report_error(ctx,
-                          core::error{core::phase::usage, "unknown kind '" + ctx.kind +
+                          core::error{core::phase::usage, "unknown kind '" + ctx.option("kind") +
                                                               "'; kinds are llm, ranker, converter, sandbox, "
                                                               "policy, guard, verifier, scheduler"},
                           exit_usage);
@@ -163,7 +163,7 @@ int run_plugins_call(const cli_context& ctx) {
                                     "REQUEST and --config take JSON text, @FILE or -"},
                         exit_usage);
   }
-  auto request = read_json_argument(ctx.words.size() == 3 ? ctx.words[2] : ctx.request, "request");
+  auto request = read_json_argument(ctx.words.size() == 3 ? ctx.words[2] : ctx.option("request"), "request");
   if (!request) return report_error(ctx, request.error(), exit_usage);
   auto registry = load_registry(ctx);
   if (!registry) return report_error(ctx, registry.error(), exit_error);
@@ -172,8 +172,8 @@ int run_plugins_call(const cli_context& ctx) {
     if (const auto* d = registry->find_disabled(ctx.words[0])) return report_error(ctx, d->reason, exit_error);
     return report_error(ctx, core::error{core::phase::registry, "no such plugin", ctx.words[0]}, exit_error);
   }
-  auto config = ctx.config.empty() ? core::result<nlohmann::json>(plugin->info.example_config)
-                                   : read_json_argument(ctx.config, "config");
+  auto config = ctx.option("config").empty() ? core::result<nlohmann::json>(plugin->info.example_config)
+                                             : read_json_argument(ctx.option("config"), "config");
   if (!config) return report_error(ctx, config.error(), exit_usage);
   auto instance = core::plugin_instance::create(*plugin, *config);
   if (!instance) {

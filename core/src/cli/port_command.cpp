@@ -5,9 +5,8 @@
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 #include "port_job.hpp"
+#include "port_output.hpp"
 #include "port_pipeline.hpp"
-
-#include "../report/atomic_dir.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
@@ -57,70 +56,6 @@ bool inside(const fs::path& child, const fs::path& parent) {
   return true;
 }
 
-/// Checks that OUT may be replaced: absent or empty, or an earlier port's output. Nothing is
-/// removed here: the new output is staged beside OUT and replaces it in one rename (publish).
-core::result<void> check_out(const fs::path& out) {
-  std::error_code ec;
-  if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec))
-      return tl::unexpected(usage("--out " + out.string() + " exists and is not a directory"));
-    const bool empty = fs::is_empty(out, ec);
-    if (!empty && !fs::exists(out / "convert.json", ec)) {
-      return tl::unexpected(usage("--out " + out.string() +
-                                  " is not empty and holds no earlier port (no convert.json); choose another "
-                                  "directory or empty it"));
-    }
-  }
-  fs::create_directories(out.parent_path(), ec);
-  if (ec) return core::fail(core::phase::io, "cannot create " + out.parent_path().string() + ": " + ec.message());
-  return {};
-}
-
-std::int64_t count(const json& summary, const std::string& key) {
-  return summary.value(key, std::int64_t{0});
-}
-
-void print_summary(std::ostream& out, const json& report, const fs::path& source, const fs::path& dir) {
-  const json& s = report.at("summary");
-  out << "repo2rocm port: " << source.string() << " -> " << dir.string() << "\n"
-      << "  files:       " << count(s, "files_total") << " in the tree, " << count(s, "files_considered")
-      << " handled by a converter: " << count(s, "converted") << " converted, " << count(s, "unchanged")
-      << " unchanged, " << count(s, "error") << " with errors\n"
-      << "  conversion:  " << count(s, "renamed") << " names renamed, " << count(s, "includes_rewritten")
-      << " includes rewritten, " << count(s, "kernel_launches") << " kernel launches kept\n"
-      << "  left for review: " << count(s, "diagnostics_error") << " errors, " << count(s, "diagnostics_warning")
-      << " warnings, " << count(s, "diagnostics_note") << " notes (each with file:line:column in convert.json)\n"
-      << "  hazards:     " << count(s, "hazards") << " (" << count(s, "hazards_error") << " errors, "
-      << count(s, "hazards_warning") << " warnings, " << count(s, "hazards_note") << " notes)\n";
-  std::map<std::string, std::map<std::string, int>> by_arch;
-  for (const auto& b : report.at("builds")) by_arch[b.value("arch", "")][b.value("status", "")]++;
-  for (const auto& [arch, statuses] : by_arch) {
-    out << "  build " << arch << ":";
-    const char* sep = " ";
-    for (const auto& [status, n] : statuses) {
-      out << sep << n << " " << status;
-      sep = ", ";
-    }
-    out << "\n";
-  }
-  out << "  stages:";
-  const char* sep = " ";
-  for (const auto& stage : report.at("stages")) {
-    out << sep << stage.value("name", "") << " " << stage.value("status", "") << " (" << std::fixed
-        << std::setprecision(2) << stage.value("seconds", 0.0) << " s)";
-    sep = ", ";
-  }
-  out << "\n";
-  for (const auto& stage : report.at("stages")) {
-    if (stage.value("status", "") != "ok") {
-      out << "  note: stage " << stage.value("name", "") << " " << stage.value("status", "") << ": "
-          << stage.value("message", "") << "\n";
-    }
-  }
-  out << "  wrote " << (dir / "tree").string() << ", " << (dir / "patch.diff").string() << ", "
-      << (dir / "convert.json").string() << "\n";
-}
-
 }  // namespace
 
 int run_port(const cli_context& ctx) {
@@ -167,31 +102,26 @@ int run_port(const cli_context& ctx) {
     for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
     return report_error(ctx, core::error{core::phase::config, message}, exit_usage);
   }
-  auto opened = open_port_session(ctx, *parsed.config);
+  auto opened = run::open_port_session(
+      ctx.search_path(parsed.config->search_paths,
+                      ctx.pipeline.empty() ? std::string() : parsed.config->file.parent_path().string()),
+      *parsed.config);
   if (!opened) {
     return report_error(ctx, opened.error(), opened.error().where == core::phase::config ? exit_usage : exit_error);
   }
 
-  if (auto ready = check_out(out); !ready) {
-    return report_error(ctx, ready.error(), ready.error().where == core::phase::usage ? exit_usage : exit_error);
-  }
-  // Written into OUT.tmp-XXXXXX and renamed over OUT when complete: a port killed at any point
-  // leaves the earlier output (or none), never a torn one.
-  auto staged = report::detail::staged_dir::create(out);
-  if (!staged) return report_error(ctx, staged.error(), exit_error);
-  port_job job;
+  run::port_job job;
   job.source = source;
-  job.tree = staged->path() / "tree";
-  job.patch_file = staged->path() / "patch.diff";
-  job.report_file = staged->path() / "convert.json";
   job.out_dir = out;
   job.arch = *arch;
   job.rocm = ctx.rocm;
   job.pipeline_file = parsed.config->file.string();
-  auto ported = port_tree(*opened->session, job);
-  if (!ported)
-    return report_error(ctx, ported.error(), ported.error().where == core::phase::config ? exit_usage : exit_error);
-  if (auto published = staged->publish(); !published) return report_error(ctx, published.error(), exit_error);
+  auto ported = run::port_to_out(*opened->session, job);
+  if (!ported) {
+    const auto where = ported.error().where;
+    return report_error(ctx, ported.error(),
+                        where == core::phase::config || where == core::phase::usage ? exit_usage : exit_error);
+  }
   const json& report = *ported;
 
   if (ctx.json) {
@@ -205,7 +135,7 @@ int run_port(const cli_context& ctx) {
                {"stages", report.at("stages")}};
     *ctx.out << brief.dump(2) << "\n";
   } else {
-    print_summary(*ctx.out, report, source, out);
+    run::print_port_summary(*ctx.out, report, source, out);
   }
   return exit_ok;
 }

@@ -1,60 +1,12 @@
 // SPDX-License-Identifier: MIT
-// `repo2rocm sandbox doctor`: which sandbox engines answer here (through the sandbox plugins'
-// own `info`), their versions, the AMD GPUs found, and what a run on this host can and cannot
-// verify. Read-only: it pings engines and reads sysfs; it creates no container.
-// Engine sockets: DOCKER_HOST and CONTAINER_HOST (unix://PATH) when set, else the standard paths.
-// R2R_SYSROOT (tests) replaces "/" for GPU discovery.
+// `repo2rocm sandbox doctor`: prints run::sandbox_doctor (sandbox_doctor.hpp) for people or as JSON.
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "sandbox_doctor.hpp"
 
-#include <r2r/core/gpu_topology.hpp>
-#include <r2r/core/plugin_instance.hpp>
-#include <r2r/core/plugin_registry.hpp>
-
-#include <cstdlib>
 #include <ostream>
 
 namespace r2r::cli {
-namespace {
-
-struct probe {
-  std::string name;  // "docker", "podman", "local"
-  std::string plugin_id;
-  nlohmann::json config;
-  std::string endpoint;
-  bool answered = false;
-  nlohmann::json info;
-  std::string problem;
-};
-
-std::string socket_from_env(const char* variable, const std::string& fallback) {
-  const char* value = std::getenv(variable);
-  if (value == nullptr || *value == '\0') return fallback;
-  const std::string v = value;
-  return v.rfind("unix://", 0) == 0 ? v.substr(7) : v;
-}
-
-void run_probe(const core::plugin_registry& registry, probe& p) {
-  const auto* plugin = registry.find(p.plugin_id);
-  if (plugin == nullptr) {
-    p.problem = "plugin " + p.plugin_id + " is not installed on the plugin path";
-    return;
-  }
-  auto instance = core::plugin_instance::create(*plugin, p.config);
-  if (!instance) {
-    p.problem = instance.error().message;
-    return;
-  }
-  auto info = (*instance)->call("info", nlohmann::json::object());
-  if (!info) {
-    p.problem = info.error().message;
-    return;
-  }
-  p.answered = true;
-  p.info = *info;
-}
-
-}  // namespace
 
 int run_sandbox_doctor(const cli_context& ctx) {
   if (!ctx.words.empty()) {
@@ -62,84 +14,27 @@ int run_sandbox_doctor(const cli_context& ctx) {
   }
   auto registry = core::plugin_registry::load(ctx.search_path());
   if (!registry) return report_error(ctx, registry.error(), exit_error);
-
-  std::vector<probe> probes;
-  const std::string docker_socket = socket_from_env("DOCKER_HOST", "/var/run/docker.sock");
-  const std::string podman_socket = socket_from_env("CONTAINER_HOST", "/run/podman/podman.sock");
-  probes.push_back({"docker", "r2r.sandbox.docker", {{"socket", docker_socket}}, docker_socket, false, {}, {}});
-  if (podman_socket != docker_socket) {
-    probes.push_back({"podman", "r2r.sandbox.docker", {{"socket", podman_socket}}, podman_socket, false, {}, {}});
-  }
-  probes.push_back({"local", "r2r.sandbox.local", nlohmann::json::object(), "/usr/bin/bwrap", false, {}, {}});
-  for (auto& p : probes) run_probe(*registry, p);
-
-  const char* sysroot = std::getenv("R2R_SYSROOT");
-  const auto gpus = core::discover_amd_gpus(sysroot != nullptr && *sysroot != '\0' ? sysroot : "/");
-
-  bool any_engine = false;
-  bool container_engine = false;
-  for (const auto& p : probes) {
-    any_engine = any_engine || p.answered;
-    container_engine = container_engine || (p.answered && p.name != "local");
-  }
-  std::vector<std::string> can, cannot;
-  if (container_engine) {
-    can.push_back("run commands in containers with limits, no network, checkpoints and rollback");
-  } else {
-    cannot.push_back("run container sandboxes: no Docker Engine API answered");
-  }
-  if (probes.back().answered)
-    can.push_back("run commands in the local bubblewrap sandbox (no network, read-only system)");
-  if (!gpus.gpus.empty() && gpus.kfd_present) {
-    can.push_back("run GPU workloads pinned to one of " + std::to_string(gpus.gpus.size()) +
-                  " AMD GPU(s) and collect runtime evidence (Mode 1/2 verification)");
-  } else {
-    cannot.push_back("execute GPU kernels or verify a port (Mode 1/2): " + gpus.summary() +
-                     "; device pass-through is only checked with substitute devices");
-  }
-
+  nlohmann::json j = run::sandbox_doctor(*registry);
+  const bool any_engine = j["any_engine"].get<bool>();
   if (ctx.json) {
-    nlohmann::json j{{"engines", nlohmann::json::array()},
-                     {"gpus", nlohmann::json::array()},
-                     {"kfd_present", gpus.kfd_present},
-                     {"gpu_summary", gpus.summary()},
-                     {"can", can},
-                     {"cannot", cannot}};
-    for (const auto& p : probes) {
-      nlohmann::json e{{"name", p.name}, {"plugin", p.plugin_id}, {"endpoint", p.endpoint}, {"answered", p.answered}};
-      if (p.answered) {
-        e["engine"] = p.info.value("engine", "");
-        e["version"] = p.info.value("version", "");
-        e["api_version"] = p.info.value("api_version", "");
-      } else {
-        e["problem"] = p.problem;
-      }
-      j["engines"].push_back(e);
-    }
-    for (const auto& g : gpus.gpus) {
-      j["gpus"].push_back({{"index", g.index},
-                           {"node", g.node},
-                           {"gfx", g.gfx},
-                           {"gfx_target_version", g.gfx_target_version},
-                           {"render_node", g.render_node}});
-    }
+    j.erase("any_engine");
     *ctx.out << j.dump(2) << "\n";
   } else {
     auto& out = *ctx.out;
     out << "engines:\n";
-    for (const auto& p : probes) {
-      out << "  " << p.name << " (" << p.endpoint << "): ";
-      if (p.answered) {
-        out << p.info.value("engine", "") << " " << p.info.value("version", "");
-        if (!p.info.value("api_version", "").empty()) out << ", API " << p.info.value("api_version", "");
+    for (const auto& e : j["engines"]) {
+      out << "  " << e["name"].get<std::string>() << " (" << e["endpoint"].get<std::string>() << "): ";
+      if (e["answered"].get<bool>()) {
+        out << e.value("engine", "") << " " << e.value("version", "");
+        if (!e.value("api_version", "").empty()) out << ", API " << e.value("api_version", "");
         out << "\n";
       } else {
-        out << "not available: " << p.problem << "\n";
+        out << "not available: " << e.value("problem", "") << "\n";
       }
     }
-    out << "gpus: " << gpus.summary() << "\n";
-    for (const auto& line : can) out << "can:    " << line << "\n";
-    for (const auto& line : cannot) out << "cannot: " << line << "\n";
+    out << "gpus: " << j["gpu_summary"].get<std::string>() << "\n";
+    for (const auto& line : j["can"]) out << "can:    " << line.get<std::string>() << "\n";
+    for (const auto& line : j["cannot"]) out << "cannot: " << line.get<std::string>() << "\n";
   }
   return any_engine ? exit_ok : exit_error;
 }

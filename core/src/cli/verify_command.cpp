@@ -8,52 +8,22 @@
 #include "verifier_judge.hpp"
 
 #include <r2r/report/bundle.hpp>
-#include <r2r/report/signing.hpp>
 
 #include <ostream>
 
 namespace r2r::cli {
-namespace {
-
-std::string option(const cli_context& ctx, const std::string& name) {
-  const auto it = ctx.options.find(name);
-  return it == ctx.options.end() ? std::string() : it->second;
-}
-
-/// --trusted-key FILE, else the host's public key when this host has one; nullopt when neither.
-core::result<report::verify_options> trust(const cli_context& ctx) {
-  report::verify_options o;
-  if (const auto file = option(ctx, "trusted-key"); !file.empty()) {
-    auto key = report::read_public_key(file);
-    if (!key) return core::fail(core::phase::usage, "--trusted-key: " + key.error().message, "", key.error().path);
-    o.trusted_key = *key;
-    o.trusted_key_source = "--trusted-key " + file;
-    return o;
-  }
-  const std::filesystem::path state =
-      option(ctx, "state-dir").empty() ? default_state_dir() : std::filesystem::path(option(ctx, "state-dir"));
-  auto host = report::host_public_key(state);
-  if (!host) return tl::unexpected(host.error());
-  if (*host) {
-    o.trusted_key = **host;
-    o.trusted_key_source = "this host's key " + report::host_public_key_file(state).string();
-  }
-  return o;
-}
-
-}  // namespace
-
 int run_verify(const cli_context& ctx) {
   if (ctx.words.size() != 1) {
     *ctx.err << "repo2rocm verify: expected one argument, the bundle directory; found " << ctx.words.size()
              << "\nusage: repo2rocm verify BUNDLE [--trusted-key FILE] [--state-dir DIR] [--json]\n";
     return exit_usage;
   }
-  auto options = trust(ctx);
+  const std::string state = ctx.option("state-dir");
+  auto options = run::bundle_trust(ctx.option("trusted-key"), state.empty() ? run::default_state_dir() : state);
   if (!options) return report_error(ctx, options.error(), exit_usage);
   auto registry = core::plugin_registry::load(ctx.search_path());
   if (!registry) return report_error(ctx, registry.error(), exit_error);
-  options->judge = registry_judge(*registry);
+  options->judge = run::registry_judge(*registry);
   const auto outcome = report::verify_bundle(ctx.words[0], *options);
   if (!outcome) {
     const bool usage = outcome.error().where == core::phase::usage;

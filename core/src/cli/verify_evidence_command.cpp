@@ -7,13 +7,9 @@
 #include "exit_codes.hpp"
 #include "verifier_judge.hpp"
 
-#include <r2r/report/bundle.hpp>
-
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <ostream>
-#include <sstream>
 
 namespace r2r::cli {
 namespace {
@@ -21,33 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string option(const cli_context& ctx, const std::string& name) {
-  const auto it = ctx.options.find(name);
-  return it == ctx.options.end() ? std::string() : it->second;
-}
-
-core::result<json> read_json(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return core::fail(core::phase::io, "cannot read " + file.string(), "", file.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  json j = json::parse(s.str(), nullptr, false);
-  if (!j.is_object()) return core::fail(core::phase::io, file.string() + " is not a JSON object", "", file.string());
-  return j;
-}
-
-/// The verifier that judges `dir`/capture.json: the directory's name when it is an installed
-/// verifier, else the Mode 1 verifier of the capture's vendor.
-std::string verifier_for(const fs::path& dir, const json& capture, const core::plugin_registry& registry) {
-  const std::string name = dir.filename().string();
-  if (const auto* p = registry.find(name); p != nullptr && p->info.kind == R2R_KIND_VERIFIER) return name;
-  return capture.value("vendor", std::string()) == "nvidia" ? "r2r.verifier.mode1-cuda" : "r2r.verifier.mode1-rocm";
-}
-
 }  // namespace
 
 int run_verify_evidence(const cli_context& ctx) {
-  const auto plan_file = option(ctx, "plan");
+  const auto plan_file = ctx.option("plan");
   if (ctx.words.size() != 1 || plan_file.empty()) {
     *ctx.err << "repo2rocm verify-evidence: expected --plan plan.json and one evidence directory\n"
              << "usage: repo2rocm verify-evidence --plan plan.json EVIDENCE_DIR [--mode 1|2] [--json]\n";
@@ -69,28 +42,17 @@ int run_verify_evidence(const cli_context& ctx) {
                     root.string() + " holds no capture.json: pass RUN_DIR/evidence, a bundle's evidence/ or one "
                                     "verifier's directory under it"},
         exit_usage);
-  const int mode = option(ctx, "mode").empty() ? 1 : std::atoi(option(ctx, "mode").c_str());
+  const int mode = ctx.option("mode").empty() ? 1 : std::atoi(ctx.option("mode").c_str());
   if (mode != 1 && mode != 2)
     return report_error(ctx, core::error{core::phase::usage, "--mode must be 1 or 2 for stored evidence"}, exit_usage);
-  auto plan = read_json(plan_file);
+  auto plan = run::read_json_object(plan_file);
   if (!plan) return report_error(ctx, plan.error(), exit_usage);
   auto registry = core::plugin_registry::load(ctx.search_path());
   if (!registry) return report_error(ctx, registry.error(), exit_error);
-  auto judge = registry_judge(*registry);
-
-  json results = json::array();
-  std::vector<std::string> verdicts;
-  for (const auto& dir : dirs) {
-    auto capture = read_json(dir / "capture.json");
-    if (!capture) return report_error(ctx, capture.error(), exit_error);
-    const std::string id = verifier_for(dir, *capture, *registry);
-    auto response = judge(id, json{{"plan", *plan}, {"mode", mode}, {"capture", *capture}});
-    if (!response) return report_error(ctx, response.error(), exit_error);
-    verdicts.push_back(response->value("verdict", std::string("error")));
-    response->erase("capture");
-    results.push_back(json{{"id", id}, {"evidence", (dir / "capture.json").string()}, {"response", *response}});
-  }
-  const std::string verdict = report::combine_verdicts(verdicts);
+  auto judged = run::judge_evidence(*registry, dirs, *plan, mode);
+  if (!judged) return report_error(ctx, judged.error(), exit_error);
+  const std::string verdict = (*judged)["verdict"];
+  const json& results = (*judged)["results"];
   if (ctx.json) {
     json verifiers = json::array();
     for (const auto& r : results)

@@ -9,6 +9,77 @@
 #include <sstream>
 
 namespace r2r::core {
+namespace {
+
+std::optional<std::string> read_file_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// `child` (which has "extends") over its parent file: the parent's fields, each top-level field
+/// of the child replacing the parent's, instances merged by name, and each child stage entry
+/// replacing the parent's entry of the same `name` in place, or appended when no entry has it.
+tl::expected<nlohmann::json, config_problem> resolve_extends(const nlohmann::json& child,
+                                                             const std::filesystem::path& file,
+                                                             const pipeline_reader& read) {
+  const auto& ext = child["extends"];
+  if (!ext.is_string() || ext.get<std::string>().empty())
+    return tl::unexpected(config_problem{"/extends", "",
+                                         "extends names one parent pipeline file (a path relative to "
+                                         "this file); found " +
+                                             ext.dump()});
+  const std::filesystem::path parent_file = file.parent_path() / ext.get<std::string>();
+  const auto text = read(parent_file);
+  if (!text)
+    return tl::unexpected(config_problem{
+        "/extends", "",
+        "cannot read the parent pipeline " + parent_file.string() + "; give a path relative to this file's directory"});
+  nlohmann::json parent = nlohmann::json::parse(*text, nullptr, false);
+  if (!parent.is_object())
+    return tl::unexpected(
+        config_problem{"/extends", "", "the parent pipeline " + parent_file.string() + " is not a JSON object"});
+  if (parent.contains("extends"))
+    return tl::unexpected(config_problem{"/extends", "",
+                                         "the parent pipeline " + parent_file.string() +
+                                             " extends another file; extends takes one parent only, "
+                                             "so extend the grandparent directly"});
+  nlohmann::json merged = parent;
+  for (auto it = child.begin(); it != child.end(); ++it) {
+    if (it.key() == "extends" || it.key() == "pipeline" || it.key() == "instances") continue;
+    merged[it.key()] = *it;
+  }
+  if (child.contains("instances") && child["instances"].is_object()) {
+    if (!merged.contains("instances") || !merged["instances"].is_object())
+      merged["instances"] = nlohmann::json::object();
+    for (auto it = child["instances"].begin(); it != child["instances"].end(); ++it)
+      merged["instances"][it.key()] = *it;
+  }
+  if (child.contains("pipeline")) {
+    if (!child["pipeline"].is_array() || !merged["pipeline"].is_array())
+      return tl::unexpected(config_problem{"/pipeline", "",
+                                           "pipeline must be an array of stage entries, each "
+                                           "overriding the parent's entry of the same name"});
+    for (const auto& entry : child["pipeline"]) {
+      bool replaced = false;
+      if (entry.is_object() && entry.contains("name")) {
+        for (auto& p : merged["pipeline"]) {
+          if (p.is_object() && p.value("name", nlohmann::json()) == entry["name"]) {
+            p = entry;
+            replaced = true;
+            break;
+          }
+        }
+      }
+      if (!replaced) merged["pipeline"].push_back(entry);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
 
 std::string config_problem::to_string() const {
   std::string out;
@@ -43,7 +114,8 @@ plugin_use read_use(const nlohmann::json& j, std::string pointer) {
 
 }  // namespace
 
-parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem::path& file) {
+parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem::path& file,
+                                    const pipeline_reader& read) {
   parsed_pipeline out;
   nlohmann::json doc;
   try {
@@ -51,6 +123,14 @@ parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem
   } catch (const nlohmann::json::parse_error& e) {
     out.problems.push_back({"", "", std::string("not valid JSON: ") + e.what() + "; fix the syntax at that position"});
     return out;
+  }
+  if (doc.is_object() && doc.contains("extends")) {
+    if (auto merged = resolve_extends(doc, file, read ? read : read_file_text); merged) {
+      doc = std::move(*merged);
+    } else {
+      out.problems.push_back(merged.error());
+      return out;
+    }
   }
   const json_schema* schema = embedded_schema("pipeline.schema.json");
   if (schema == nullptr) {
@@ -100,17 +180,15 @@ parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem
 }
 
 parsed_pipeline parse_pipeline_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  auto text = read_file_text(file);
+  if (!text) {
     parsed_pipeline out;
     out.problems.push_back({"", "",
                             "cannot read pipeline file " + file.string() +
                                 " (does it exist? pass a path such as configs/pipelines/default.json)"});
     return out;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_pipeline_text(text.str(), file);
+  return parse_pipeline_text(*text, file);
 }
 
 namespace {

@@ -53,13 +53,21 @@ struct stage_pair {
   std::string policy_name;
 };
 
-core::result<stage_pair> find_stages(core::pipeline_session& session) {
+core::result<stage_pair> find_stages(core::pipeline_session& session, const std::string& sandbox_stage) {
   stage_pair out;
   int policies = 0;
   int sandboxes = 0;
   for (const auto& m : session.stages()) {
     if (m.stage->stage == "policy") ++policies, out.policy = m.instance, out.policy_name = m.stage->name;
-    if (m.stage->stage == "sandbox") ++sandboxes, out.sandbox = m.instance;
+    if (m.stage->stage != "sandbox") continue;
+    if (sandbox_stage.empty()) ++sandboxes, out.sandbox = m.instance;
+    if (!sandbox_stage.empty() && m.stage->name == sandbox_stage) ++sandboxes, out.sandbox = m.instance;
+  }
+  if (!sandbox_stage.empty() && sandboxes == 0) {
+    return core::fail(core::phase::config,
+                      "the executor was told to use the sandbox stage '" + sandbox_stage +
+                          "', which the pipeline does not have; name one of its `sandbox` stages",
+                      {}, session.config().file.string());
   }
   if (policies != 1 || sandboxes != 1) {
     return core::fail(core::phase::config,
@@ -507,7 +515,7 @@ core::result<nlohmann::json> read_json(const fs::path& file) {
 }  // namespace
 
 core::result<run_outcome> run(core::pipeline_session& session, const run_options& given) {
-  auto stages = find_stages(session);
+  auto stages = find_stages(session, given.sandbox_stage);
   if (!stages) return tl::unexpected(stages.error());
   run_options options = given;
   if (options.image.empty() && options.plan.is_object()) {
@@ -582,8 +590,6 @@ core::result<run_outcome> resume(core::pipeline_session& session, const fs::path
     return run_outcome{kind.value_or(outcome_kind::error), done->value("reason", std::string()),
                        done->value("turns", std::int64_t{0}), dir};
   }
-  auto stages = find_stages(session);
-  if (!stages) return tl::unexpected(stages.error());
   const auto& pipeline = record->at("pipeline");
   const std::string recorded_hash = pipeline.value("hash", std::string());
   if (!recorded_hash.empty()) {
@@ -598,6 +604,8 @@ core::result<run_outcome> resume(core::pipeline_session& session, const fs::path
   }
   auto options = options_from_json(record->at("options"));
   if (!options) return tl::unexpected(options.error());
+  auto stages = find_stages(session, options->sandbox_stage);
+  if (!stages) return tl::unexpected(stages.error());
   options->hints_provider = hooks.hints_provider;
   options->on_outcome = hooks.on_outcome;
   options->verify = hooks.verify;

@@ -40,7 +40,8 @@ nlohmann::json options_to_json(const run_options& o) {
             {"before_risky", o.checkpoints.before_risky}}},
           {"command_timeout_s", o.command_timeout_s},
           {"history_turns", o.history_turns},
-          {"sandbox_create", o.sandbox_create}};
+          {"sandbox_create", o.sandbox_create},
+          {"sandbox_stage", o.sandbox_stage}};
 }
 
 core::result<run_options> options_from_json(const nlohmann::json& j) {
@@ -66,6 +67,7 @@ core::result<run_options> options_from_json(const nlohmann::json& j) {
     o.command_timeout_s = j.at("command_timeout_s").get<double>();
     o.history_turns = j.at("history_turns").get<std::int64_t>();
     o.sandbox_create = j.value("sandbox_create", nlohmann::json::object());
+    o.sandbox_stage = j.value("sandbox_stage", std::string());
     return o;
   } catch (const nlohmann::json::exception& e) {
     return core::fail(core::phase::io, std::string("run.json options are incomplete: ") + e.what() +

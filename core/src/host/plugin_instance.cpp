@@ -5,6 +5,8 @@
 #include <r2r/core/logging.hpp>
 #include <r2r/core/plugin_kind.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -150,6 +152,8 @@ result<std::unique_ptr<plugin_instance>> plugin_instance::create(const loaded_pl
     return fail(phase::create, "create reported success but returned no instance", plugin.info.id, file);
   }
   self->handle_ = handle;
+  // One line per instance: tests count them (a run creates one instance per pipeline entry).
+  spdlog::info("plugin instance '{}' of {} created", self->options_.name, plugin.info.id);
   return self;
 }
 

@@ -10,6 +10,7 @@ pipeline_session::pipeline_session(pipeline_config config, std::shared_ptr<cance
 
 pipeline_session::~pipeline_session() {
   stages_.clear();
+  aliases_.clear();
   while (!owned_.empty()) owned_.pop_back();  // reverse creation order
 }
 
@@ -54,7 +55,29 @@ plugin_instance* pipeline_session::resolve(std::string_view name) {
   for (auto& [owned_name, instance] : owned_) {
     if (owned_name == name) return instance.get();
   }
+  for (auto& [alias_name, instance] : aliases_) {
+    if (alias_name == name) return instance;
+  }
   return nullptr;
+}
+
+bool pipeline_session::alias(const std::string& name, const std::string& target) {
+  for (const auto& [owned_name, instance] : owned_) {
+    if (owned_name == name) return false;
+  }
+  plugin_instance* to = nullptr;
+  for (auto& [owned_name, instance] : owned_) {
+    if (owned_name == target) to = instance.get();
+  }
+  if (to == nullptr) return false;
+  for (auto& [alias_name, instance] : aliases_) {
+    if (alias_name == name) {
+      instance = to;
+      return true;
+    }
+  }
+  aliases_.emplace_back(name, to);
+  return true;
 }
 
 }  // namespace r2r::core

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/core/plugin_registry.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace r2r::core {
@@ -10,6 +12,8 @@ result<plugin_registry> plugin_registry::load(const std::vector<search_location>
   for (const auto& file : discover_plugin_files(path)) {
     if (auto added = registry.add(load_plugin_file(file.path)); !added) return tl::unexpected(added.error());
   }
+  // One line per load: tests count them (a run loads its registry once).
+  spdlog::info("plugin registry loaded: {} plugins, {} disabled", registry.plugins_.size(), registry.disabled_.size());
   return registry;
 }
 

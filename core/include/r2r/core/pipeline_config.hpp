@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,8 +56,17 @@ struct parsed_pipeline {
   std::optional<pipeline_config> config;  // set when the file is structurally valid
   std::vector<config_problem> problems;
 };
+///
+/// `"extends": "PARENT.json"` (relative to the file's directory; one parent, which must not extend
+/// another) starts from the parent: the child's top-level fields replace the parent's, its
+/// instances are merged by name, and each of its stage entries replaces the parent's entry of the
+/// same `name` in place (or is appended when the parent has none). The merged document is then
+/// validated as a whole.
+using pipeline_reader = std::function<std::optional<std::string>(const std::filesystem::path&)>;
 parsed_pipeline parse_pipeline_file(const std::filesystem::path& file);
-parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem::path& file);
+/// `read` fetches a parent named by `extends` (default: from disk).
+parsed_pipeline parse_pipeline_text(std::string_view text, const std::filesystem::path& file,
+                                    const pipeline_reader& read = {});
 
 /// The plugin kind a stage takes ("guard" -> R2R_KIND_GUARD).
 std::optional<r2r_kind> stage_kind(std::string_view stage);

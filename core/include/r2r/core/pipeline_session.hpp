@@ -11,6 +11,7 @@
 #include <r2r/core/plugin_registry.hpp>
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -27,6 +28,11 @@ class pipeline_session : public service_directory {
 
   plugin_instance* resolve(std::string_view name) override;
 
+  /// Makes `name` resolve to the instance of the instance or stage entry `target` (e.g. the service
+  /// "sandbox" to the sandbox stage a run chose among alternatives). False when `target` is not one
+  /// of the session's, or `name` already names an instance or entry of its own.
+  bool alias(const std::string& name, const std::string& target);
+
   /// Stage entries and their instances, in file order.
   struct stage_member {
     const pipeline_stage* stage;
@@ -42,6 +48,7 @@ class pipeline_session : public service_directory {
   std::shared_ptr<cancel_token> cancel_;
   std::vector<std::pair<std::string, std::unique_ptr<plugin_instance>>> owned_;  // creation order
   std::vector<stage_member> stages_;
+  std::vector<std::pair<std::string, plugin_instance*>> aliases_;
 };
 
 }  // namespace r2r::core

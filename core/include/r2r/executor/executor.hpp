@@ -6,7 +6,8 @@
 // checkpoints and resume.
 //
 // OWNERSHIP: run() and resume() borrow the session for their duration; the session must hold
-// exactly one `policy` and one `sandbox` stage. THREADING: one run per session at a time; the
+// exactly one `policy` stage and one `sandbox` stage (or the one
+// named by run_options::sandbox_stage). THREADING: one run per session at a time; the
 // hooks are called on the calling thread.
 #pragma once
 
@@ -73,6 +74,10 @@ struct run_options {
   // Extra fields of the sandbox `create` request (limits, network, pinned GPU, env), recorded in
   // run.json; `workspace` and `image` are always the executor's own.
   nlohmann::json sandbox_create = nlohmann::json::object();
+  // The name of the `sandbox` stage to run in, when the pipeline lists several (alternatives, of
+  // which the caller chose the one that answers); empty: the pipeline must hold exactly one.
+  // Recorded in run.json, so resume() uses the same one.
+  std::string sandbox_stage;
 
   // Optional hooks (not recorded; give them again to resume()).
   std::function<std::vector<hint>(const turn_record& last)> hints_provider;

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "run_environment.hpp"
+
+namespace r2r::run {
+namespace {
+
+using nlohmann::json;
+
+stage_result failed(std::string message) {
+  stage_result r;
+  r.status = "failed";
+  r.message = std::move(message);
+  return r;
+}
+
+stage_result run_environment(run_context& ctx) {
+  // The pipeline's sandbox stages are alternatives in file order: the first whose `info` answers.
+  std::string tried;
+  for (const auto& m : ctx.session->stages()) {
+    if (m.stage->stage != "sandbox") continue;
+    auto info = m.instance->call("info", json::object());
+    if (!info) {
+      tried += "; " + m.stage->name + " (" + m.stage->plugin.use + "): " + info.error().message;
+      continue;
+    }
+    ctx.sandbox.stage = m.stage->name;
+    ctx.sandbox.plugin_id = m.stage->plugin.use;
+    ctx.sandbox.config = m.stage->plugin.config;
+    ctx.sandbox.engine = info->value("engine", "");
+    ctx.sandbox.instance = m.instance;
+    break;
+  }
+  if (ctx.sandbox.instance == nullptr)
+    return failed(tried.empty() ? "the pipeline has no `sandbox` stage; add one (configs/pipelines/run.json)"
+                                : "no sandbox of the pipeline answered" + tried);
+  // Plugins reach the chosen sandbox as the service "sandbox" (the verifiers' sandbox_service).
+  if (ctx.sandbox.stage != "sandbox" && !ctx.session->alias("sandbox", ctx.sandbox.stage))
+    return failed(
+        "the pipeline has an instance named `sandbox` beside its sandbox stages; the run's sandbox is "
+        "the `sandbox` stage that answers, so remove or rename that instance");
+
+  stage_result r;
+  r.results =
+      json{{"sandbox", ctx.sandbox.plugin_id}, {"sandbox_stage", ctx.sandbox.stage}, {"engine", ctx.sandbox.engine}};
+  if (ctx.sandbox.engine == "local" || ctx.sandbox.plugin_id == "r2r.sandbox.local") {
+    r.message = ctx.sandbox.stage + " (" + ctx.sandbox.plugin_id + ")" + tried +
+                "; the local bubblewrap sandbox runs this host's binaries, so the plan's image is not built";
+    r.results["image"] = nullptr;
+    return r;
+  }
+  const std::string base = ctx.plan.at("base_image").value("ref", "");
+  if (base.empty())
+    return failed(
+        "the plan has no base image (no catalog image passed the filters; see plan.json hazards); "
+        "give one with --base-image");
+  ctx.progress->stage_progress("environment", "checking the base image " + base);
+  auto present = ctx.sandbox.instance->call("image_inspect", json{{"image", base}});
+  if (!present) return failed("cannot inspect the base image " + base + ": " + present.error().message);
+  if (!present->value("exists", false))
+    return failed("the base image " + base + " is not in the " + ctx.sandbox.engine +
+                  " image store and images are never pulled; pull it first (`docker pull " + base +
+                  "`) or pass --base-image with an image that is present");
+  ctx.progress->stage_progress("environment", "building the environment image on " + base);
+  json build{{"from", base},
+             {"env", ctx.plan.value("env", json::object())},
+             {"files", {{"plan.json", ctx.plan.dump(2) + "\n"}}},
+             {"run", json::array()},
+             {"workdir", "/workspace"}};
+  auto built = ctx.sandbox.instance->call("image_build", build);
+  if (!built) return failed("building the environment image on " + base + " failed: " + built.error().message);
+  ctx.sandbox.image = built->value("image", "");
+  r.results["base_image"] = base;
+  r.results["image"] = ctx.sandbox.image;
+  r.message = ctx.sandbox.engine + ": image " + ctx.sandbox.image.substr(0, 19) + " built on " + base;
+  return r;
+}
+
+}  // namespace
+
+json sandbox_create_request(const run_context& ctx) {
+  json limits{{"pids", 4096}};
+  if (ctx.sandbox.plugin_id != "r2r.sandbox.local") limits["memory_bytes"] = 16LL << 30;
+  json request{{"workspace", ctx.workspace_dir().string()}, {"network", false}, {"limits", limits}};
+  if (!ctx.sandbox.image.empty()) request["image"] = ctx.sandbox.image;
+  const json env = ctx.plan.contains("env") && ctx.plan["env"].is_object() ? ctx.plan["env"] : json::object();
+  if (ctx.gpu) {
+    const auto& g = ctx.gpu->gpu;
+    request["gpu"] = json{{"index", g.index},
+                          {"render_minor", g.render_minor},
+                          {"host_kfd", ctx.gpu->kfd},
+                          {"host_render", g.render_node},
+                          {"visible_devices", ctx.gpu->env.at("HIP_VISIBLE_DEVICES")}};
+  }
+  if (!env.empty()) request["env"] = env;
+  return request;
+}
+
+stage_step environment_step() {
+  stage_step s;
+  s.name = "environment";
+  s.run = run_environment;
+  return s;
+}
+
+}  // namespace r2r::run
