@@ -19,7 +19,8 @@ int run_verify(const cli_context& ctx) {
     return exit_usage;
   }
   const std::string state = ctx.option("state-dir");
-  auto options = run::bundle_trust(ctx.option("trusted-key"), state.empty() ? run::default_state_dir() : state);
+  auto options = run::bundle_trust(ctx.option("trusted-key"),
+                                   state.empty() ? run::default_state_dir() : std::filesystem::path(state));
   if (!options) return report_error(ctx, options.error(), exit_usage);
   auto registry = core::plugin_registry::load(ctx.search_path());
   if (!registry) return report_error(ctx, registry.error(), exit_error);

@@ -51,7 +51,7 @@ int run_verify_evidence(const cli_context& ctx) {
   if (!registry) return report_error(ctx, registry.error(), exit_error);
   auto judged = run::judge_evidence(*registry, dirs, *plan, mode);
   if (!judged) return report_error(ctx, judged.error(), exit_error);
-  const std::string verdict = (*judged)["verdict"];
+  const std::string verdict = (*judged)["verdict"].get<std::string>();
   const json& results = (*judged)["results"];
   if (ctx.json) {
     json verifiers = json::array();
