@@ -17,6 +17,8 @@ stamp "bootstrap"
 scripts/bootstrap.sh
 stamp "build default"
 scripts/build.sh default
+stamp "lint (format: every file; tidy: files changed by the last commit)"
+scripts/lint.sh all HEAD~1
 stamp "test default"
 ctest --preset default
 if [[ "${1:-}" != "--no-asan" ]]; then
