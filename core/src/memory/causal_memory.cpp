@@ -28,7 +28,7 @@ std::string message_of(sqlite3* db) {
 /// A prepared statement, finalised on scope exit.
 class statement {
  public:
-  statement(sqlite3* db, const char* sql) : db_(db) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  statement(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
   ~statement() { sqlite3_finalize(stmt_); }
   statement(const statement&) = delete;
   statement& operator=(const statement&) = delete;
@@ -45,7 +45,6 @@ class statement {
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_ERROR;
 };
