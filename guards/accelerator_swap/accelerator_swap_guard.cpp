@@ -162,7 +162,7 @@ std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_req
 }
 
 std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_command(const std::string& command) const {
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     for (const auto& [var, value] : cmd.env) {
       if (var == "ATTN_BACKEND" && value == "sdpa")
         return finding{"flash-attn", "sets ATTN_BACKEND=sdpa, replacing flash-attn"};
@@ -171,7 +171,7 @@ std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_com
       if (auto f = check_packages(*op)) return f;
     }
     if (cmd.argv.empty()) continue;
-    const std::string name = core::shell::program_name(cmd.argv[0]);
+    const std::string name = shell::program_name(cmd.argv[0]);
     if (name == "sed" || name == "perl") {
       for (std::size_t k = 1; k < cmd.argv.size(); ++k) {
         const std::string& script = cmd.argv[k];

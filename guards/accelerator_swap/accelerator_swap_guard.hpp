@@ -3,7 +3,7 @@
 // CUDA build or a slower substitute: installing NVIDIA/CUDA wheels or using a CUDA index or the
 // nvidia conda channel; uninstalling or replacing flash-attn, xformers, apex, bitsandbytes, triton,
 // deepspeed or torch; switching attention to sdpa/eager; commenting out or deleting a flash-attn
-// import. Commands are analysed with r2r::core::shell, so `&&`, pipes, `$( )` and `bash -c` hide
+// import. Commands are analysed with r2r::shell, so `&&`, pipes, `$( )` and `bash -c` hide
 // nothing. A substitution listed in `allow_degradations`, or recorded for the run's mode by the
 // guard policy (config `policy`, configs/guards/accelerator_swap.json; components are package
 // names), is allowed with a fidelity-ledger entry; CUDA builds never are (they cannot run on ROCm).

@@ -91,9 +91,9 @@ void scan_arguments(const std::vector<std::string>& argv, std::size_t k, package
 
 }  // namespace
 
-std::optional<package_operation> parse_package_command(const core::shell::simple_command& cmd) {
+std::optional<package_operation> parse_package_command(const shell::simple_command& cmd) {
   if (cmd.argv.empty()) return std::nullopt;
-  const std::string name = lower(core::shell::program_name(cmd.argv[0]));
+  const std::string name = lower(shell::program_name(cmd.argv[0]));
   const auto& a = cmd.argv;
   package_operation op;
   std::size_t k = 1;

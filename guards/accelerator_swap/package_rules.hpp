@@ -4,7 +4,7 @@
 // channels, and which package specs or indexes are CUDA builds that cannot run on ROCm.
 #pragma once
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <optional>
 #include <string>
@@ -22,7 +22,7 @@ struct package_operation {
 };
 
 /// The package operation a simple command performs; nullopt when it is not an install or removal.
-std::optional<package_operation> parse_package_command(const core::shell::simple_command& cmd);
+std::optional<package_operation> parse_package_command(const shell::simple_command& cmd);
 
 /// The normalised distribution name of a spec: lower case, `_`/`.` as `-`, without extras,
 /// version, marker, URL path or conda channel ("Flash_Attn[x]==2.5" -> "flash-attn").

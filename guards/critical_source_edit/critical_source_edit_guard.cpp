@@ -4,7 +4,7 @@
 #include "edit_commands.hpp"
 #include "r2r_guard_builtin_policy.hpp"
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <regex>
 #include <set>
@@ -45,7 +45,7 @@ std::string critical_source_edit_guard::kind_of(const std::string& path, const c
 std::vector<critical_source_edit_guard::graded> critical_source_edit_guard::command_grades(
     const std::string& command, const critical::plan_facts& facts, std::optional<std::string>& hidden) const {
   std::vector<graded> out;
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     std::set<std::string> handled;
     for (auto e : critical::edits_of(cmd)) {
       if (handled.count(e.path)) continue;

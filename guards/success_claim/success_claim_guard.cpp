@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "success_claim_guard.hpp"
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 #include <r2r/sdk/error.hpp>
 
 #include <regex>
@@ -95,11 +95,11 @@ bool success_claim_guard::is_marker_file(const std::string& path) const {
 std::optional<std::string> success_claim_guard::forged_by(const std::string& command) const {
   static const std::set<std::string> file_printers{"cat", "head", "tail", "tac", "less", "more", "bat",
                                                    "nl",  "tee",  "cp",   "mv",  "sed",  "awk",  "strings"};
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     for (const auto& [var, value] : cmd.env)
       if (auto m = marker_in(value)) return "stores the success marker " + *m + " in $" + var;
     if (cmd.argv.empty()) continue;
-    const std::string name = core::shell::program_name(cmd.argv[0]);
+    const std::string name = shell::program_name(cmd.argv[0]);
     if (readers_.count(name) == 0) {
       for (std::size_t k = 1; k < cmd.argv.size(); ++k)
         if (auto m = marker_in(cmd.argv[k])) return "`" + name + "` emits the success marker " + *m + " itself";

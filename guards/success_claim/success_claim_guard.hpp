@@ -8,7 +8,7 @@
 //  - write_file / apply_patch adding a marker is denied, and the path is remembered so a later
 //    `cat`/`head`/`tail`/`tee`/`<` of that file is denied too;
 //  - observe() records evidence when an action's output carries a marker, which is never proof.
-// Commands are read through r2r::core::shell::analyze (`&&`, pipes, `$( )`, `bash -c`, wrappers).
+// Commands are read through r2r::shell::analyze (`&&`, pipes, `$( )`, `bash -c`, wrappers).
 // THREADING: the host serialises calls; the set of remembered marker files is the only state.
 #pragma once
 
