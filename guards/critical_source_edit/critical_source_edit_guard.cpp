@@ -104,8 +104,9 @@ sdk::guard::decision critical_source_edit_guard::check_action(const sdk::guard::
         for (auto& l : split_lines(*known)) change.context.push_back(std::move(l));
       for (auto& g : critical::grade_change(change, true, facts)) grades.push_back({change.path, std::move(g)});
     }
-  } else if (a.type == "run" || a.type == "run_workload" || a.type == "build_kernel") {
-    grades = command_grades(head(a.text("command")), facts, hidden);
+  } else if (const auto view = view_action(a, files_, max_scan_bytes_)) {
+    if (auto d = deny_computed(*view, "critical source edit")) return *d;
+    grades = command_grades(view->text, facts, hidden);
   }
   if (hidden) {
     R2R_LOG(host_, info, "deny " << a.type << ": " << *hidden);

@@ -6,8 +6,8 @@
 // the command (redirections, tee, cp/mv/ln onto a file, dd of=, python -c open(..., 'w')).
 #pragma once
 
-#include <r2r/support/shell.hpp>
 #include <r2r/guards/text_change.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <string>
 #include <vector>

@@ -176,8 +176,9 @@ sdk::guard::decision scale_down_guard::check_action(const sdk::guard::check_requ
     return s;
   };
   std::vector<policy::finding> findings;
-  if (a.type == "run" || a.type == "run_workload") {
-    findings = command_findings(head(a.text("command")), request.context.plan, a.type == "run_workload");
+  if (const auto view = view_action(a, files_, max_scan_bytes_)) {
+    if (auto d = deny_computed(*view, "scale-down")) return *d;
+    findings = command_findings(view->text, request.context.plan, a.type == "run_workload");
   } else if (a.type == "write_file") {
     const std::string path = a.text("path");
     const auto before = files_.content(path);

@@ -11,12 +11,13 @@
 // THREADING: the host serialises calls; the known file contents are the only state.
 #pragma once
 
-#include <r2r/support/shell.hpp>
+#include <r2r/guards/command_view.hpp>
 #include <r2r/guards/guard_policy.hpp>
 #include <r2r/guards/known_files.hpp>
 #include <r2r/guards/text_change.hpp>
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -12,6 +12,8 @@
 // THREADING: the host serialises calls; the set of remembered marker files is the only state.
 #pragma once
 
+#include <r2r/guards/command_view.hpp>
+#include <r2r/guards/known_files.hpp>
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
 
@@ -50,6 +52,7 @@ class success_claim_guard {
   std::vector<std::string> markers_;
   std::set<std::string> readers_;
   std::set<std::string> marker_files_;  // normalised paths written with a marker
+  known_files files_;
   sdk::host host_;
 };
 
