@@ -2,6 +2,7 @@
 #include "knowledge_base.hpp"
 
 #include <r2r/sdk/package_name.hpp>
+#include <r2r/support/knowledge.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -11,25 +12,14 @@
 #include <stdexcept>
 
 namespace r2r::plugins::policy {
-namespace generated {
-struct data_file {
-  std::string_view name;
-  std::string_view text;
-};
-extern const data_file data_files[];
-extern const unsigned data_file_count;
-}  // namespace generated
 
 namespace {
 
 constexpr std::size_t max_line_bytes = 2048;  // longer lines are matched on their first 2 KiB
 constexpr std::size_t max_excerpt_bytes = 300;
 
-nlohmann::json embedded(std::string_view name) {
-  for (unsigned i = 0; i < generated::data_file_count; ++i) {
-    if (generated::data_files[i].name == name) return nlohmann::json::parse(generated::data_files[i].text);
-  }
-  throw std::runtime_error("embedded knowledge '" + std::string(name) + "' is missing (build bug)");
+const nlohmann::json& embedded(std::string_view name) {
+  return r2r::knowledge::table(name);
 }
 
 /// Field access with errors that name the file and the JSON pointer.
