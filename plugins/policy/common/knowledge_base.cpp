@@ -287,6 +287,7 @@ knowledge_base knowledge_base::parse(const nlohmann::json& errors, const nlohman
       }
       ft.retries_step = fj.value("retries_step", false);
       ft.degradation = r.string(fj, "degradation", fat, false);
+      ft.activates = r.string(fj, "activates", fat, false);
       fc.fixes.push_back(std::move(ft));
     }
     kb.classes_.push_back(std::move(fc));
@@ -416,7 +417,9 @@ std::vector<fix> knowledge_base::fixes(const match& m, const variables& context)
     }
     if (!holds) continue;
     bool missing = false;
-    fix f{t.id, fill(t.description, vars, &missing), fill(t.action, vars, &missing), t.retries_step, t.degradation};
+    fix f{
+        t.id,       fill(t.description, vars, &missing), fill(t.action, vars, &missing), t.retries_step, t.degradation,
+        t.activates};
     if (missing) continue;
     out.push_back(std::move(f));
   }
