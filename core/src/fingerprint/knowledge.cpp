@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/planning/knowledge.hpp>
 #include <r2r/sdk/package_name.hpp>
+#include <r2r/support/knowledge.hpp>
 
 #include <cctype>
 #include <stdexcept>
@@ -18,7 +19,9 @@ extern const unsigned data_file_count;
 
 namespace {
 
+/// The image catalog is embedded here; the knowledge tables are r2r::knowledge's (parsed once).
 nlohmann::json embedded(std::string_view name) {
+  if (name != "catalog") return ::r2r::knowledge::table(name);
   for (unsigned i = 0; i < generated::data_file_count; ++i) {
     if (generated::data_files[i].name == name) return nlohmann::json::parse(generated::data_files[i].text);
   }
