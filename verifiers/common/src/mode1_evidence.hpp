@@ -7,6 +7,7 @@
 #include <r2r/verify/bundle.hpp>
 #include <r2r/verify/capture.hpp>
 #include <r2r/verify/gpu_share.hpp>
+#include <r2r/verify/host_objects.hpp>
 #include <r2r/verify/mode1.hpp>
 #include <r2r/verify/rocprof.hpp>
 #include <r2r/verify/torch_output.hpp>
@@ -43,6 +44,7 @@ struct mode1_evidence {
   std::string sandbox_tool;
   int sandbox_samples = 0;
   gpu_share share;
+  host_code mapped;  // what the workload's GPU processes mapped, host-side
   bool host_ran = false;
   std::string host_note;
 };

@@ -173,17 +173,20 @@ TEST(Mode1Rocm, ExtensionThatFellBackToPythonFailsThroughJudge) {
   EXPECT_EQ(r.verdict, "fail");
 }
 
-TEST(Mode1Rocm, ExtensionKernelAttributedByTheProbePassesThroughJudge) {
+TEST(Mode1Rocm, ExtensionKernelMappedOnTheGpuPassesThroughJudge) {
+  const std::string ext = "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so";
   amd_capture b;
   b.trace = std::string(rmsnorm_trace) +
             "\"KERNEL_DISPATCH\",\"Agent 4\",1,3,\"rmsnorm_forward_kernel(float const*, float*)\",2,30,40\n";
-  b.probe = probe_with_code(
-      R"({"extensions": [{"module": "fused_rmsnorm._C", "file": "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so"}],
-          "triton": [], "objects": []})");
+  b.probe = probe_with_code(R"({"extensions": [{"module": "fused_rmsnorm._C", "file": ")" + ext +
+                            R"("}], "triton": [], "objects": []})");
+  b.host_objects.push_back(ext);
   auto r = judge_with_plan(b.capture(), rmsnorm_plan());
   EXPECT_EQ(check_named(r, "accelerator_components").status, "pass") << check_named(r, "accelerator_components").detail;
+  EXPECT_THAT(check_named(r, "accelerator_components").detail, HasSubstr("host: GPU process 2075718 mapped " + ext));
   EXPECT_EQ(r.verdict, "pass") << r.summary;
-  b.probe = hip_probe;  // the same trace without the probe's module record: the name alone
+  // The same run where the host never saw the object mapped: the probe's record alone.
+  b.host_objects.pop_back();
   r = judge_with_plan(b.capture(), rmsnorm_plan());
   EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
   EXPECT_NE(r.verdict, "pass");
