@@ -34,6 +34,7 @@ struct mode1_evidence {
   long long root_pid = -1;
   double t0 = 0, t1 = 0;  // workload start / end, unix seconds (collector clock)
   std::string tracer = "none";
+  std::string profiler;  // the collector's "on: why" / "off: why" ("" in captures before it said)
   long long dispatch_rows = 0, gpu_rows = 0;
   bool have_stats = false;
   std::map<std::string, long long> kernels;  // in-process kernel names (tracer, profiler) -> count
