@@ -188,3 +188,52 @@ TEST(HostObjects, UnreadableMapsAreNamedInTheGap) {
 }
 
 }  // namespace
+
+namespace {
+
+// The AMD host sampler on a KFD/DRM sysfs tree laid out as the amdgpu driver does
+// (/sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>, /sys/class/drm/card<N>/device/gpu_busy_percent),
+// with this test process as the GPU process so its /proc entry is real.
+TEST(HostSamplerAmd, KfdSysfsGivesVramBusyAndTheProcess) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("r2r-kfd-" + std::to_string(::getpid()));
+  const auto pid = std::to_string(::getpid());
+  fs::create_directories(root / "kfd" / pid / "stats_51966");
+  fs::create_directories(root / "kfd" / "not-a-pid");
+  std::ofstream(root / "kfd" / pid / "vram_51966") << "1073741824\n";
+  std::ofstream(root / "kfd" / pid / "vram_51967") << "1048576\n";
+  std::ofstream(root / "kfd" / pid / "pasid") << "32770\n";
+  fs::create_directories(root / "drm" / "card0" / "device");
+  fs::create_directories(root / "drm" / "renderD128");
+  std::ofstream(root / "drm" / "card0" / "device" / "gpu_busy_percent") << "87\n";
+  host_sampler_config cfg;
+  cfg.vendor = "amd";
+  cfg.kfd_root = (root / "kfd").string();
+  cfg.drm_root = (root / "drm").string();
+  EXPECT_TRUE(host_sampler_available(cfg).first);
+  const auto s = take_host_sample(cfg);
+  EXPECT_EQ(s.source, "kfd");
+  EXPECT_EQ(s.kfd, pid + " 1074790400\n") << "VRAM summed over the process's GPUs";
+  EXPECT_EQ(s.util, "card0 87\n");
+  ASSERT_EQ(s.procs.size(), 1u);
+  EXPECT_EQ(s.procs[0].pid, ::getpid());
+  EXPECT_FALSE(s.procs[0].objects.empty());
+  auto as_user = s;
+  as_user.procs[0].uid = 65534;  // attribution never takes a host-root process; this test may run as root
+  const auto g = measure_gpu_share({as_user}, {s.procs[0].pidns, {::getpid()}}, 0, 0);
+  EXPECT_EQ(g.active, 1);
+  EXPECT_DOUBLE_EQ(g.max_vram_bytes, 1074790400.0);
+  EXPECT_EQ(g.source, "KFD vram of the workload's processes with gpu_busy_percent > 0");
+  // The GPU idle: held, never active.
+  std::ofstream(root / "drm" / "card0" / "device" / "gpu_busy_percent") << "0\n";
+  auto idle = take_host_sample(cfg);
+  idle.procs.at(0).uid = 65534;
+  const auto gi = measure_gpu_share({idle}, {s.procs[0].pidns, {::getpid()}}, 0, 0);
+  EXPECT_EQ(gi.attributed, 1);
+  EXPECT_EQ(gi.active, 0);
+  fs::remove_all(root);
+  EXPECT_FALSE(host_sampler_available(cfg).first);
+  EXPECT_THAT(host_sampler_available(cfg).second, ::testing::HasSubstr("no amdgpu KFD driver"));
+}
+
+}  // namespace
