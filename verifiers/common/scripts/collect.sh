@@ -129,6 +129,7 @@ if [ -n "$DROP" ]; then
     /|/bin*|/boot*|/dev*|/etc*|/lib*|/proc*|/root|/sbin*|/sys*|/usr*|/var) ;;
     *) chown -R "$WUID:$WUID" "$PWD" 2>/dev/null ;;
   esac
+  sleep 1  # files chowned here get a ctime before START; a file the workload writes gets one after
 fi
 TRACER=none
 if [ "$R2R_VENDOR" = amd ]; then

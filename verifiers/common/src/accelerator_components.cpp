@@ -79,12 +79,21 @@ struct build_result {
   json evidence;
 };
 
-/// The host object that shows Triton's runtime in a GPU process of the workload, or "".
-std::string host_triton(const host_code& host) {
-  for (const auto& [path, pid] : host.objects)
-    if (path.find("libtriton") != std::string::npos || path.find("/triton/_C/") != std::string::npos)
-      return "host: pid " + std::to_string(pid) + " mapped " + path;
+/// The first object of a GPU process of the workload that `is` accepts and that predates the run,
+/// as "host: …"; "" when none, with the first refusal in `refused`.
+template <class Pred>
+std::string host_object(const host_code& host, Pred is, std::string& refused) {
+  for (const auto& [path, pid] : host.objects) {
+    if (!is(path)) continue;
+    const auto why = object_written_before_run(host, path);
+    if (why.empty()) return "host: GPU process " + std::to_string(pid) + " mapped " + path;
+    if (refused.empty()) refused = why;
+  }
   return "";
+}
+
+bool is_triton_runtime(const std::string& path) {
+  return path.find("libtriton") != std::string::npos || path.find("/triton/_C/") != std::string::npos;
 }
 
 build_result judge_build(const planned_build& b, const std::vector<dispatched_kernel>& kernels,
@@ -127,15 +136,20 @@ build_result judge_build(const planned_build& b, const std::vector<dispatched_ke
   }
   // Out-of-process attribution: the build's shared object (or, for Triton, Triton's runtime) mapped
   // by a process of the workload that the host saw on the GPU.
-  std::string host_by;
+  // Setup-extension objects and Triton's runtime must predate the run (a file the workload wrote
+  // under the module's name is its own); a JIT build is compiled during the run by design.
+  std::string host_by, refused;
   if (b.kind == "triton") {
-    if (!probe_says.empty()) host_by = host_triton(host);
-  } else {
+    if (!probe_says.empty()) host_by = host_object(host, is_triton_runtime, refused);
+  } else if (b.kind == "jit") {
     for (const auto& [path, pid] : host.objects)
       if (object_is_module(path, b.module)) {
-        host_by = "host: GPU process " + std::to_string(pid) + " mapped " + path;
+        host_by = "host: GPU process " + std::to_string(pid) + " mapped " + path + " (JIT-built during the run)";
         break;
       }
+  } else {
+    host_by = host_object(
+        host, [&](const std::string& p) { return object_is_module(p, b.module); }, refused);
   }
   r.evidence["ran"] = ran;
   r.evidence["attributed_by"] = host_by;
@@ -161,7 +175,9 @@ build_result judge_build(const planned_build& b, const std::vector<dispatched_ke
   } else {
     r.status = outcome::not_verified;
     std::string why;
-    if (!host_gap.empty())
+    if (!refused.empty())
+      why = refused;
+    else if (!host_gap.empty())
       why = host_gap;
     else if (b.kind == "triton")
       why = probe_says.empty() ? "no record shows " + planned + " compiled from " + b.file
@@ -187,13 +203,9 @@ build_result judge_flash(const std::vector<dispatched_kernel>& kernels, const st
         flash_module = true;
         flash_module_name = e.module;
       }
-  std::string host_flash;  // a flash_attn shared object mapped by a GPU process of the workload
-  for (const auto& [path, pid] : host.objects)
-    if (mentions_flash(path)) {
-      host_flash = "host: GPU process " + std::to_string(pid) + " mapped " + path;
-      break;
-    }
-  const std::string triton_rt = host_triton(host);
+  std::string refused;  // a flash_attn object or Triton runtime written during the run
+  const std::string host_flash = host_object(host, mentions_flash, refused);
+  const std::string triton_rt = host_object(host, is_triton_runtime, refused);
   long long flash = 0, unconfirmed = 0, other = 0, unknown = 0;
   std::string other_names, flash_by, unconfirmed_by;
   json seen = json::array();
@@ -259,7 +271,9 @@ build_result judge_flash(const std::vector<dispatched_kernel>& kernels, const st
     r.status = outcome::not_verified;
     r.detail = "flash-attn: attention kernels attributed to flash_attn in-process (" + unconfirmed_by +
                ") but no GPU process of the workload mapped the flash_attn library (or, for its Triton backend, "
-               "Triton's runtime) as the host saw it: in-process records cannot pass a build alone";
+               "Triton's runtime) as the host saw it" +
+               (refused.empty() ? std::string() : " (" + refused + ")") +
+               ": in-process records cannot pass a build alone";
   } else if (unknown > 0) {
     r.status = outcome::not_verified;
     r.detail =

@@ -14,9 +14,23 @@ host_code workload_objects(const std::vector<host_sample>& samples, const std::s
         continue;
       }
       out.read = true;
-      for (const auto& o : p.objects) out.objects.emplace(o, p.pid);
+      for (std::size_t i = 0; i < p.objects.size(); ++i) {
+        out.objects.emplace(p.objects[i], p.pid);
+        if (i < p.object_ctimes.size()) out.ctimes.emplace(p.objects[i], p.object_ctimes[i]);
+      }
     }
   return out;
+}
+
+std::string object_written_before_run(const host_code& code, const std::string& path) {
+  const auto c = code.ctimes.find(path);
+  if (c == code.ctimes.end() || c->second < 0)
+    return "the host could not read the ctime of " + path + ", so nothing shows it predates the run";
+  if (code.run_start <= 0) return "the run's start is unknown, so nothing shows " + path + " predates the run";
+  if (c->second >= code.run_start)
+    return path + " was written during the run (ctime " + std::to_string(static_cast<long long>(c->second)) +
+           " >= start " + std::to_string(static_cast<long long>(code.run_start)) + "): the workload's own file";
+  return "";
 }
 
 std::string host_code_gap(const host_code& code, const std::set<long long>& gpu_pids) {

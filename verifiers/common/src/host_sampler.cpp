@@ -3,6 +3,7 @@
 #include <r2r/verify/nvidia_smi.hpp>
 #include <r2r/verify/text.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -60,8 +61,14 @@ host_process describe(const host_sampler_config& cfg, long long pid, object_memo
   if (!ec) hp.pidns = ns.string();
   try {
     auto* seen = memo != nullptr ? &(*memo)[pid] : nullptr;
-    for (auto& o : mapped_objects(cfg.proc_root, pid))
-      if (seen == nullptr || seen->insert(o).second) hp.objects.push_back(std::move(o));
+    for (auto& o : mapped_objects(cfg.proc_root, pid)) {
+      if (seen != nullptr && !seen->insert(o).second) continue;
+      struct stat st {};
+      const std::string in_ns = (dir / "root").string() + o;  // the path in the process's mount namespace
+      hp.object_ctimes.push_back(
+          ::stat(in_ns.c_str(), &st) == 0 ? static_cast<double>(st.st_ctim.tv_sec) + st.st_ctim.tv_nsec / 1e9 : -1.0);
+      hp.objects.push_back(std::move(o));
+    }
   } catch (const std::exception& e) {
     hp.objects_error = e.what();
   }

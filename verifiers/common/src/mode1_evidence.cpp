@@ -184,6 +184,7 @@ mode1_evidence read_evidence(const mode1_config& cfg, const mode1_capture& captu
   if (ev.root_pid > 0) ev.identity.pids.insert(ev.root_pid);
   ev.share = measure_gpu_share(capture.host_samples, ev.identity, ev.t0, ev.t1);
   ev.mapped = workload_objects(capture.host_samples, ev.share.host_pids);
+  ev.mapped.run_start = ev.t0;
   // De-duplicate repeated uid findings (one per pid is enough to read).
   std::sort(ev.forged.begin(), ev.forged.end());
   ev.forged.erase(std::unique(ev.forged.begin(), ev.forged.end()), ev.forged.end());

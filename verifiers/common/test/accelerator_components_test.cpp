@@ -47,10 +47,15 @@ loaded_code module_loaded(const std::string& module, const std::string& file) {
 }
 
 /// The host's record: each path mapped by GPU process 4242 of the workload.
+/// Objects made before the run (ctime 100, run start 1000), as an honest build's are.
 host_code mapped(std::initializer_list<std::string> paths) {
   host_code h;
   h.read = true;
-  for (const auto& p : paths) h.objects.emplace(p, 4242);
+  h.run_start = 1000;
+  for (const auto& p : paths) {
+    h.objects.emplace(p, 4242);
+    h.ctimes.emplace(p, 100);
+  }
   return h;
 }
 const host_code& no_host() {
@@ -112,6 +117,39 @@ TEST(AcceleratorComponents, ForgedProbeRecordPlusRealGpuWorkNeverPasses) {
   r = check(rmsnorm_plan(), k, {module_loaded("fused_rmsnorm._C", ext_so)}, true, no_host());
   EXPECT_EQ(r.check.status, "not_verified");
   EXPECT_THAT(r.check.detail, HasSubstr("recorded no mapped objects"));
+}
+
+TEST(AcceleratorComponents, AFileWrittenUnderTheModulesNameDuringTheRunNeverPasses) {
+  // The workload writes any file at the module's path, maps it, forges the names and the probe.
+  std::vector<dispatched_kernel> k = blas_only;
+  k.push_back({"rmsnorm_forward_kernel(float const*, float*)", 40, ""});
+  auto host = mapped({torch_so, ext_so});
+  host.ctimes[ext_so] = 1003;  // written three seconds into the run
+  auto r = check(rmsnorm_plan(), k, {module_loaded("fused_rmsnorm._C", ext_so)}, true, host);
+  EXPECT_EQ(r.check.status, "not_verified");
+  EXPECT_THAT(r.check.detail, HasSubstr("was written during the run (ctime 1003 >= start 1000)"));
+  host.ctimes[ext_so] = -1;  // the host could not stat it
+  r = check(rmsnorm_plan(), k, {module_loaded("fused_rmsnorm._C", ext_so)}, true, host);
+  EXPECT_EQ(r.check.status, "not_verified");
+  EXPECT_THAT(r.check.detail, HasSubstr("could not read the ctime"));
+  // The same for flash attention's library and Triton's runtime.
+  auto fh = mapped({flash_so});
+  fh.ctimes[flash_so] = 1001;
+  r = check(flash_plan(), {{"fmha_fwd_d128_fp16_batch_b128x128x32", 12, ""}},
+            {module_loaded("flash_attn_2_cuda", flash_so)}, true, fh);
+  EXPECT_EQ(r.check.status, "not_verified");
+  EXPECT_THAT(r.check.detail, HasSubstr("written during the run"));
+}
+
+TEST(AcceleratorComponents, JitBuildCompiledDuringTheRunPasses) {
+  json p = {{"kernel_builds",
+             {{{"kind", "jit"}, {"name", "fused_norm"}, {"module", "fused_norm"}, {"kernels", {"norm_kernel"}}}}}};
+  const char* const jit_so = "/tmp/r2r-workload.x/home/.cache/torch_extensions/py310_cu121/fused_norm/fused_norm.so";
+  auto host = mapped({jit_so});
+  host.ctimes[jit_so] = 1010;
+  const auto r = check(p, {{"norm_kernel(float*)", 5, ""}}, {}, true, host);
+  EXPECT_EQ(r.check.status, "pass") << r.check.detail;
+  EXPECT_THAT(r.check.detail, HasSubstr("JIT-built during the run"));
 }
 
 TEST(AcceleratorComponents, SameNameFromAnotherCodeObjectFails) {

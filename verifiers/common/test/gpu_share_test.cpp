@@ -142,6 +142,10 @@ TEST_F(HostSampler, SampleRecordsEachMappedObjectOncePerProcess) {
                                  [](const std::string& o) { return o.find("/libc.so") != std::string::npos; });
   ASSERT_NE(libc, first.objects.end()) << "this test process maps libc";
   EXPECT_TRUE(samples[1].procs.at(0).objects.empty()) << "an object is reported once per pid";
+  ASSERT_EQ(first.object_ctimes.size(), first.objects.size());
+  const auto libc_ctime = first.object_ctimes[static_cast<std::size_t>(libc - first.objects.begin())];
+  EXPECT_GT(libc_ctime, 0) << "stat through /proc/<pid>/root";
+  EXPECT_LT(libc_ctime, samples.front().t) << "libc was installed before this test ran";
   const auto code = workload_objects(samples, {::getpid()});
   EXPECT_TRUE(code.read);
   EXPECT_EQ(code.objects.at(*libc), ::getpid());

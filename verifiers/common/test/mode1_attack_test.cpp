@@ -78,8 +78,10 @@ nlohmann::json rmsnorm_build_plan(const std::string& command) {
 const char* const rmsnorm_so = "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so";
 
 /// The honest H200 capture with its probe rewritten to claim the build, and `objects` as what the
-/// host read from every process's /proc/<pid>/maps.
-nlohmann::json honest_with_forged_build_probe(const std::vector<std::string>& objects) {
+/// host read from every process's /proc/<pid>/maps, each with ctime an hour before the run, or
+/// with `written_during_run` at the run's last host sample.
+nlohmann::json honest_with_forged_build_probe(const std::vector<std::string>& objects,
+                                              bool written_during_run = false) {
   auto c = h200_capture("honest").get<mode1_capture>();
   std::string& out = c.collector.stdout_text;
   const std::string header = "@@R2R-" + c.nonce + " probe probe-531.json ";
@@ -94,8 +96,12 @@ nlohmann::json honest_with_forged_build_probe(const std::vector<std::string>& ob
                    {"objects", {rmsnorm_so}}};
   const std::string forged = probe.dump();
   out = out.substr(0, h) + header + std::to_string(forged.size()) + "\n" + forged + out.substr(body_end);
+  const double ctime = written_during_run ? c.host_samples.back().t : c.host_samples.front().t - 3600;
   for (auto& s : c.host_samples)
-    for (auto& p : s.procs) p.objects = objects;
+    for (auto& p : s.procs) {
+      p.objects = objects;
+      p.object_ctimes.assign(objects.size(), ctime);
+    }
   return nlohmann::json(c);
 }
 
@@ -113,6 +119,18 @@ TEST(Mode1AttackH200, ForgedBuildRecordPlusRealGpuWorkIsNotVerified) {
   EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
   EXPECT_THAT(check_named(r, "accelerator_components").detail,
               HasSubstr("no GPU process of the workload mapped module fused_rmsnorm._C"));
+  expect_not_pass(r);
+}
+
+TEST(Mode1AttackH200, AFileWrittenUnderTheModulesNameDuringTheRunIsNotVerified) {
+  // The workload writes a file at the module's path, maps it and forges the probe: the host's stat
+  // shows the file is younger than the run.
+  const auto r =
+      judge_with_plan(honest_with_forged_build_probe(
+                          {"/usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so", rmsnorm_so}, true),
+                      rmsnorm_build_plan("python3 honest.py 20"));
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
+  EXPECT_THAT(check_named(r, "accelerator_components").detail, HasSubstr("was written during the run"));
   expect_not_pass(r);
 }
 

@@ -136,8 +136,11 @@ struct amd_capture {
       h.source = "kfd";
       h.kfd = std::to_string(host_pid) + " 1073741824\n";
       h.util = std::string("card1 ") + (i < busy_samples ? "87" : "0") + "\n";
-      h.procs.push_back({host_pid, {host_pid, 1075718}, "pid:[4026532201]", 65534, {}, ""});
-      if (i == 0) h.procs.back().objects = host_objects;
+      h.procs.push_back({host_pid, {host_pid, 1075718}, "pid:[4026532201]", 65534, {}, {}, ""});
+      if (i == 0) {
+        h.procs.back().objects = host_objects;
+        h.procs.back().object_ctimes.assign(host_objects.size(), 900);  // installed before the run (t0 1000)
+      }
       c.host_samples.push_back(h);
     }
     return c;

@@ -38,6 +38,10 @@ struct host_process {
   // (host /proc/<pid>/maps, written by the kernel: the workload cannot forge it, only really map
   // a file). The union over samples is what the process mapped while it was on the GPU.
   std::vector<std::string> objects;
+  // Per object, its ctime (unix seconds) as the host stats it through /proc/<pid>/root; -1 when
+  // it could not be read. The workload cannot set a ctime back, so an object written during the
+  // run shows it.
+  std::vector<double> object_ctimes;
   std::string objects_error;  // why /proc/<pid>/maps could not be read ("" when it was)
 };
 struct host_sample {
