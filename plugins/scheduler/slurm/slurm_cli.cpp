@@ -119,8 +119,8 @@ int parse_sinfo_gpus(const std::string& text) {
     std::string part;
     while (std::getline(parts, part, ',')) {
       if (part.rfind("gpu", 0) != 0) continue;
-      std::string count = part.substr(part.rfind(':') + 1);
-      count = count.substr(0, count.find('('));
+      const std::string bare = part.substr(0, part.find('('));  // "gpu:2(S:0)" -> "gpu:2"
+      const std::string count = bare.substr(bare.rfind(':') + 1);
       try {
         total += std::stoi(count);
       } catch (const std::exception&) {

@@ -42,10 +42,16 @@ slurm_scheduler::slurm_scheduler(const config& cfg, const sdk::host& host) : cfg
         "\"shared_dir\" must be an absolute path every Slurm node sees (the batch's --out "
         "must lie under it); found '" +
         cfg_.shared_dir + "'");
-  const auto probe_cmd = run_command({tool("sbatch"), "--version"}, env());
-  if (probe_cmd.exit_code != 0)
-    throw sdk::unavailable("sbatch does not run here (" + probe_cmd.output +
-                           "); install slurm-client and point bin_dir or PATH at it");
+}
+
+void slurm_scheduler::require_cluster() {
+  if (cluster_seen_) return;
+  // A cluster answers sinfo; without one every method is unavailable (not an error of the request).
+  const auto r = run_command({tool("sinfo"), "-h", "-o", "%P"}, env());
+  if (r.exit_code != 0)
+    throw sdk::unavailable("no Slurm cluster answers here (sinfo: " + r.output.substr(0, 300) +
+                           "); install slurm-client, set slurm_conf or SLURM_CONF, start slurmctld");
+  cluster_seen_ = true;
 }
 
 std::string slurm_scheduler::tool(const std::string& name) const {
@@ -58,6 +64,7 @@ std::map<std::string, std::string> slurm_scheduler::env() const {
 }
 
 sch::capabilities_response slurm_scheduler::capabilities(const sch::capabilities_request&) {
+  require_cluster();
   sch::capabilities_response c;
   c.scheduler = "slurm";
   c.slots = cfg_.slots;
@@ -76,6 +83,7 @@ sch::capabilities_response slurm_scheduler::capabilities(const sch::capabilities
 
 sch::submit_response slurm_scheduler::submit(const sch::job& job) {
   if (job.argv.empty()) throw sdk::invalid_argument("argv must name a command");
+  require_cluster();
   const fs::path dir = fs::path(job.state_dir).lexically_normal();
   const fs::path shared = fs::path(cfg_.shared_dir).lexically_normal();
   const auto rel = dir.lexically_relative(shared);
@@ -138,6 +146,7 @@ sch::submit_response slurm_scheduler::submit(const sch::job& job) {
 }
 
 sch::status_response slurm_scheduler::status(const sch::status_request& request) {
+  require_cluster();
   sch::status_response out;
   std::vector<std::string> job_ids;
   for (const auto& id : request.ids) {
@@ -214,6 +223,7 @@ sch::status_response slurm_scheduler::status(const sch::status_request& request)
 }
 
 sch::cancel_response slurm_scheduler::cancel(const sch::cancel_request& request) {
+  require_cluster();
   sch::cancel_response r;
   std::string jid, dir;
   if (!parse_slurm_id(request.id, jid, dir)) {

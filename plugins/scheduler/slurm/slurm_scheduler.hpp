@@ -45,6 +45,9 @@ class slurm_scheduler {
  private:
   std::string tool(const std::string& name) const;
   std::map<std::string, std::string> env() const;
+  void require_cluster();  // throws sdk::unavailable until sinfo answers once
+
+  bool cluster_seen_ = false;
 
   config cfg_;
   sdk::host host_;

@@ -11,6 +11,7 @@
 // finished job adopts it and never starts the command twice.
 #pragma once
 
+#include <r2r/sdk/error.hpp>
 #include <r2r/sdk/methods.hpp>
 
 #include <nlohmann/json.hpp>
@@ -24,7 +25,10 @@
 namespace r2r::sdk::scheduler {
 
 struct capabilities_request {};
-inline void from_json(const nlohmann::json&, capabilities_request&) {}
+inline void from_json(const nlohmann::json& j, capabilities_request&) {
+  if (!j.is_object())
+    throw invalid_argument("the capabilities request must be a JSON object, found " + std::string(j.type_name()));
+}
 
 struct capabilities_response {
   std::string scheduler;
