@@ -70,7 +70,8 @@ std::vector<std::string> gpu_overlaps(const std::vector<nlohmann::json>& events)
     const std::string kind = e.value("event", "");
     if (kind != "job_finished" && kind != "job_retry") continue;
     if (!seen.insert(e.value("key", "") + "#" + std::to_string(e.value("attempt", 0))).second) continue;
-    by_gpu[e.value("gpu", "")].push_back({e.value("started_at", 0.0), e.value("finished_at", 0.0), e.value("key", "")});
+    by_gpu[e.value("node", "") + ":" + e.value("gpu", "")].push_back(
+        {e.value("started_at", 0.0), e.value("finished_at", 0.0), e.value("key", "")});
   }
   std::vector<std::string> out;
   for (auto& [gpu, spans] : by_gpu) {
