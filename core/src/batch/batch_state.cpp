@@ -141,7 +141,7 @@ std::optional<batch_state> load_state(const fs::path& out_dir) {
 
 void save_state(const fs::path& out_dir, batch_state& s) {
   s.updated_at = now_seconds();
-  write_atomic(out_dir / "batch.json", to_json(s).dump(1) + "\n");
+  write_atomic(out_dir / "batch.json", to_json(s).dump() + "\n");
 }
 
 }  // namespace r2r::batch

@@ -67,6 +67,9 @@ event_log::~event_log() {
 void event_log::append(nlohmann::json event) {
   if (!event.contains("t")) event["t"] = now_seconds();
   write_all(fd_, event.dump() + "\n", path_);
+}
+
+void event_log::sync() {
   ::fdatasync(fd_);
 }
 

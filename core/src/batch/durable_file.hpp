@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Crash-safe files of a batch directory: whole files replaced atomically (temporary file, fsync,
-// rename, fsync of the directory), and an append-only JSON-lines log whose every line is fsync'd
-// before the call returns. A reader never sees a torn batch.json; a torn last events line (a kill
-// mid-write) is skipped by readers. THREADING: one writer per file.
+// rename, fsync of the directory), and an append-only JSON-lines log written with O_APPEND and
+// made durable by sync() (the engine syncs it before every batch.json it writes, so the log on disk
+// is never behind the state). A reader never sees a torn batch.json; a torn last events line (a
+// kill mid-write) is skipped by readers. THREADING: one writer per file.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,8 +24,10 @@ class event_log {
   ~event_log();
   event_log(const event_log&) = delete;
   event_log& operator=(const event_log&) = delete;
-  /// Adds "t" (Unix seconds, ms resolution) when absent and appends the event.
+  /// Adds "t" (Unix seconds, ms resolution) when absent and appends the event (not yet durable).
   void append(nlohmann::json event);
+  /// Makes every appended event durable (fdatasync).
+  void sync();
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:

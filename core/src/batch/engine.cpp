@@ -66,7 +66,10 @@ class engine {
     log_.append(e);
     if (o_.on_event) o_.on_event(e);
   }
-  void save() { save_state(out_, st_); }
+  void save() {
+    log_.sync();
+    save_state(out_, st_);
+  }
   batch_state& state() { return st_; }
 
   core::result<engine_result> run(bool resumed) {
@@ -83,6 +86,8 @@ class engine {
     if (!caps) return tl::unexpected(caps.error());
     const int slots = caps->value("slots", 1);
     limit_ = o_.jobs > 0 ? o_.jobs : std::max(1, slots);
+    // The scheduler says how often it may be asked (a local pool: often; Slurm: every few seconds).
+    poll_max_ = std::min(o_.poll_max_s, caps->value("poll_interval_s", o_.poll_max_s));
     emit({{"event", "scheduler_ready"}, {"capabilities", *caps}, {"in_flight_limit", limit_}});
 
     double wait = 0.005;
@@ -95,7 +100,7 @@ class engine {
       if (changed) {
         wait = 0.005;
       } else {
-        wait = std::min(o_.poll_max_s, wait * 2);
+        wait = std::min(poll_max_, wait * 2);
       }
       std::this_thread::sleep_for(std::chrono::duration<double>(changed ? 0.002 : wait));
     }
@@ -304,6 +309,7 @@ class engine {
   fs::path out_;
   event_log log_;
   int limit_ = 1;
+  double poll_max_ = 0.5;
   bool queue_full_noted_ = false;
 };
 

@@ -83,6 +83,7 @@ sch::capabilities_response local_scheduler::capabilities(const sch::capabilities
   c.shared_filesystem = false;
   c.cancel = true;
   for (const auto& s : slots_) c.gpus.push_back(s.gpu);
+  c.poll_interval_s = 0.05;  // status reads a few small files per job
   c.notes = "one job per GPU on this host";
   return c;
 }

@@ -77,6 +77,7 @@ sch::capabilities_response slurm_scheduler::capabilities(const sch::capabilities
   c.shared_filesystem = true;
   c.cancel = true;
   c.gpus = {cfg_.gres};
+  c.poll_interval_s = 2;  // squeue and scontrol load the controller
   c.notes = "one Slurm job per repository, --gres=" + cfg_.gres + "; shared_dir " + cfg_.shared_dir;
   return c;
 }

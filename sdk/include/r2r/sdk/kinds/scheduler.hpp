@@ -37,12 +37,14 @@ struct capabilities_response {
   bool shared_filesystem = false;
   bool cancel = true;
   std::vector<std::string> gpus;
+  double poll_interval_s = 0;  // 0: not said
   std::string notes;
 };
 inline void to_json(nlohmann::json& j, const capabilities_response& c) {
   j = {{"scheduler", c.scheduler}, {"slots", c.slots},
        {"max_queue", c.max_queue}, {"shared_filesystem", c.shared_filesystem},
        {"cancel", c.cancel},       {"gpus", c.gpus}};
+  if (c.poll_interval_s > 0) j["poll_interval_s"] = c.poll_interval_s;
   if (!c.notes.empty()) j["notes"] = c.notes;
 }
 
