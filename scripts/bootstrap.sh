@@ -29,6 +29,8 @@ packages=(
   libsqlite3-dev
   # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test
   libssl-dev chromium
+  # batch (r2r.scheduler.slurm): the Slurm tests start slurmctld + slurmd with munge themselves
+  slurm-wlm munge
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // repo2rocm command line. Global options may appear anywhere; each command accepts only its own
 // options on top of them (an option of another command is a usage error, exit 2).
+#include "batch_command.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 
@@ -156,6 +157,8 @@ void print_usage(std::ostream& out, const po::options_description& global) {
   out << "repo2rocm " << R2R_VERSION << " - make CUDA research repositories run faithfully on AMD GPUs (ROCm)\n\n"
       << "usage: repo2rocm [global options] COMMAND [arguments]\n\ncommands:\n";
   for (const auto& c : commands()) out << "  " << c.synopsis << "\n";
+  out << "  repo2rocm batch MANIFEST [--scheduler ID] [--gpus 0,1] [--max-usd X] [--out DIR] [--resume] ...\n"
+      << "  repo2rocm batch report DIR\n";
   out << "\n"
       << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error, 3 not verified, 4 no ROCm device\n"
       << "`repo2rocm COMMAND --help` describes one command.\n";
@@ -164,6 +167,8 @@ void print_usage(std::ostream& out, const po::options_description& global) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `batch` has its own option table (core/src/cli/batch_command.cpp, docs/batch.md).
+  if (r2r::cli::is_batch_command(argc, argv)) return r2r::cli::run_batch_main(argc, argv);
   po::options_description global("global options");
   global.add_options()("help,h", "show help (for a command: repo2rocm COMMAND --help)")(
       "version", "print the version and plugin ABI")("log-level", po::value<std::string>()->default_value("warn"),
