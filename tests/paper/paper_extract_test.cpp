@@ -144,6 +144,23 @@ TEST_F(PaperExtract, MarkdownLatexAndTextSources) {
   EXPECT_EQ(txt[1].page, 2);
 }
 
+TEST_F(PaperExtract, InvalidUtf8IsRepairedSoThePlanCanBeWritten) {
+  // The fuzzer's finding (tests/data/fuzz-regressions/paper_pdf-invalid-utf8.bin): a caption with
+  // bytes that are not UTF-8 made the candidate's JSON throw when the plan was written.
+  const auto input = r2r::test::env_path("R2R_SOURCE_DIR") / "tests/data/fuzz-regressions/paper_pdf-invalid-utf8.bin";
+  const auto tex = paper::extract_candidates(load(write("bad.tex", slurp(input))));
+  ASSERT_FALSE(tex.empty());
+  for (const auto& c : tex) EXPECT_NO_THROW((void)paper::to_json(c).dump()) << paper::describe(c);
+  // A row longer than the 300 bytes kept, of two-byte characters, is cut between characters.
+  std::string long_label;
+  for (int i = 0; i < 200; ++i) long_label += "\xC3\xA9";
+  const auto md =
+      paper::extract_candidates(load(write("long.md", "| Model | Acc |\n|---|---|\n| x" + long_label + " | 76.1 |\n")));
+  ASSERT_EQ(md.size(), 1u);
+  EXPECT_LE(md[0].text.size(), 300u);
+  EXPECT_NO_THROW((void)paper::to_json(md[0]).dump());
+}
+
 TEST_F(PaperExtract, EncryptedPdfIsAClearError) {
   if (r2r::test::run_process("command -v qpdf").exit_code != 0)
     GTEST_SKIP() << "qpdf (scripts/bootstrap.sh) is missing";

@@ -2,6 +2,8 @@
 // load_paper: format detection and the bounded read of the file (document.hpp).
 #include <r2r/paper/document.hpp>
 
+#include "utf8.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -37,7 +39,7 @@ load_result<document> load_paper(const std::filesystem::path& path) {
   buf << in.rdbuf();
   if (!in && !in.eof()) return tl::unexpected(load_error{"paper '" + shown + "': cannot read the file"});
   const std::string bytes = buf.str();
-  const std::string name = path.filename().string();
+  const std::string name = detail::valid_utf8(path.filename().string());  // it goes into plan.json
   std::string ext = path.extension().string();
   for (auto& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (bytes.compare(0, 5, "%PDF-") == 0 || ext == ".pdf") return load_pdf(bytes, name);

@@ -3,6 +3,8 @@
 // into cells by the horizontal gap between words. See document.hpp for the contracts.
 #include <r2r/paper/document.hpp>
 
+#include "utf8.hpp"
+
 #include <poppler-document.h>
 #include <poppler-global.h>
 #include <poppler-page.h>
@@ -115,7 +117,7 @@ load_result<document> load_pdf(std::string_view bytes, const std::string& name) 
     if (!p) continue;
     std::vector<word> words;
     for (const auto& box : p->text_list()) {
-      std::string text = utf8(box.text());
+      std::string text = detail::valid_utf8(utf8(box.text()));
       if (text.empty()) continue;
       const auto r = box.bbox();
       if (!std::isfinite(r.x()) || !std::isfinite(r.y()) || !std::isfinite(r.width()) || !std::isfinite(r.height()))

@@ -3,6 +3,7 @@
 // by column, split into sentences; each sentence of at most 400 bytes is matched against a few
 // fixed patterns ("76.1% top-1 accuracy", "BLEU of 28.4", "a speedup of 2.1×", "2.1× speedup").
 #include "paper_internal.hpp"
+#include "utf8.hpp"
 
 #include <r2r/paper/metrics.hpp>
 
@@ -131,7 +132,7 @@ std::vector<candidate> sentence_candidates(const document& doc, const std::vecto
         candidate c;
         c.page = page;
         c.source = "sentence";
-        c.text = sentence.substr(0, 300);
+        c.text = clip_utf8(sentence, 300);
         c.metric = metric;
         c.qualifier = qualifier_of(qualifier);
         c.value = value;

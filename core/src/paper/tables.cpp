@@ -3,6 +3,7 @@
 // rows of a label and numbers. Columns are matched by index when a row has as many cells as the
 // header (or one more: the header's empty corner), else, in PDFs, by the nearest header cell.
 #include "paper_internal.hpp"
+#include "utf8.hpp"
 
 #include <r2r/paper/candidates.hpp>
 #include <r2r/paper/metrics.hpp>
@@ -63,7 +64,7 @@ std::pair<std::string, std::string> caption_near(const std::vector<line>& lines,
   for (std::size_t i = first >= 10 ? first - 10 : 0; i < lines.size() && i <= last + 10; ++i) {
     if (lines[i].page != lines[first].page || (i >= first && i <= last)) continue;
     std::string t = lines[i].text();
-    if (t.size() > 400) t.resize(400);
+    t = detail::clip_utf8(t, 400);
     std::smatch m;
     if (!std::regex_search(t, m, caption)) continue;
     const std::size_t d = i < first ? first - i : i - last;
@@ -117,7 +118,7 @@ namespace detail {
 std::string dataset_in(const std::string& text) {
   static const std::regex on(R"(\bon (?:the )?([A-Z0-9][A-Za-z0-9'_.\-]*(?: [A-Z0-9][A-Za-z0-9'_.\-]*)?))");
   std::smatch m;
-  const std::string t = text.size() > 400 ? text.substr(0, 400) : text;
+  const std::string t = clip_utf8(text, 400);
   if (!std::regex_search(t, m, on)) return "";
   std::string d = m[1].str();
   while (!d.empty() && (d.back() == '.' || d.back() == ',')) d.pop_back();
@@ -159,7 +160,7 @@ std::vector<candidate> table_candidates(const table& t) {
       c.table = t.label;
       c.row = static_cast<int>(r) + 1;
       c.column = t.header[col];
-      c.text = row_text.substr(0, 300);
+      c.text = clip_utf8(row_text, 300);
       c.value = n->value;
       c.model = row[0];
       c.dataset = caption_dataset;

@@ -4,6 +4,8 @@
 // in plain text (column-aligned tables of .txt sources).
 #include <r2r/paper/document.hpp>
 
+#include "utf8.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -98,13 +100,15 @@ std::vector<std::string> plain_cells(std::string_view s) {
 
 }  // namespace
 
-load_result<document> load_text_source(std::string_view text, const std::string& format, const std::string& name) {
-  if (text.size() > max_paper_bytes)
+load_result<document> load_text_source(std::string_view raw_text, const std::string& format, const std::string& name) {
+  if (raw_text.size() > max_paper_bytes)
     return tl::unexpected(load_error{"paper '" + name + "': more than 64 MiB of text; give the paper alone"});
-  if (text.find('\0') != std::string_view::npos)
+  if (raw_text.find('\0') != std::string_view::npos)
     return tl::unexpected(load_error{"paper '" + name +
                                      "': binary data in a text source (a NUL byte); give a PDF (starting with "
                                      "%PDF-) or a UTF-8 .txt/.md/.tex file"});
+  const std::string repaired = detail::valid_utf8(raw_text);  // invalid bytes become U+FFFD
+  const std::string_view text = repaired;
   document doc;
   doc.name = name;
   doc.format = format;
