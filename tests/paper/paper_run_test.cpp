@@ -108,6 +108,10 @@ TEST_F(PaperRun, Mode2TargetFromThePaperIsPlannedAndDecidedWithinTolerance) {
   EXPECT_EQ(plan["paper"]["format"], "pdf");
   EXPECT_EQ(plan["paper"]["candidates"].size(), 2u);
   EXPECT_EQ(plan["paper"]["target"], 1);
+  // `plan` says where the target came from.
+  const auto planned = this->plan(paper);
+  EXPECT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_THAT(planned.out, HasSubstr("from resnets.pdf page 2, Table 2 row 2"));
 
   // report.html shows the paper's value, the tolerance and the page; nothing was measured here.
   const std::string html = read_text(dir / "bundle/report.html");
