@@ -25,6 +25,9 @@ packages=(
   # CUDA->HIP conversion: the offline build check and its tests compile with hipcc (HIP 5.2.3);
   # hipRAND/rocRAND let the cuRAND corpus program compile; python3 runs the mapping generator check
   hipcc libamdhip64-dev rocm-device-libs libhiprand-dev librocrand-dev python3
+  # the optional paper (`--paper`, core/src/paper): PDF text and layout through poppler's C++ API;
+  # the tests write their PDFs with cairo (DejaVu fonts) and encrypt one with qpdf
+  libpoppler-cpp-dev libcairo2-dev fonts-dejavu-core qpdf
   # causal memory of the execution loop (core/src/memory)
   libsqlite3-dev
   # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test

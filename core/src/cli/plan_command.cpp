@@ -81,6 +81,7 @@ int run_plan(const cli_context& ctx) {
   request.state_dir =
       option(ctx, "state-dir").empty() ? default_state_dir() : std::filesystem::path(option(ctx, "state-dir"));
   request.pipeline = pipeline ? &*pipeline : nullptr;
+  if (!option(ctx, "paper").empty()) request.paper = std::filesystem::absolute(option(ctx, "paper"));
   auto planned = make_plan(ctx, request);
   if (!planned)
     return report_error(ctx, planned.error(), planned.error().where == core::phase::config ? exit_usage : exit_error);

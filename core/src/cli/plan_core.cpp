@@ -121,8 +121,16 @@ core::result<plan_outputs> make_plan(const cli_context& ctx, const plan_request&
                                                         planning::load_image_failures(request.state_dir));
   auto ranking = rank_images(ctx, request.pipeline, rank_request);
   if (!ranking) return tl::unexpected(ranking.error());
+  std::optional<paper::document> paper_doc;
+  if (!request.paper.empty()) {
+    auto loaded = paper::load_paper(request.paper);
+    if (!loaded) return core::fail(core::phase::io, loaded.error().message, {}, request.paper.string());
+    paper_doc = std::move(*loaded);
+  }
   planning::plan_inputs in;
   in.fp = &out.fp;
+  in.paper = paper_doc ? &*paper_doc : nullptr;
+  in.tree = request.tree;
   in.arch = request.arch;
   in.ranking = *ranking;
   in.base_image_override = request.base_image;

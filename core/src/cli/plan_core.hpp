@@ -41,6 +41,7 @@ struct plan_request {
   std::string base_image;      // override; empty: the ranker's choice
   std::filesystem::path state_dir;
   const core::pipeline_config* pipeline = nullptr;  // see rank_images
+  std::filesystem::path paper;                      // --paper; empty: none (the Mode 2 target comes from the README)
 };
 
 struct plan_outputs {
@@ -49,7 +50,8 @@ struct plan_outputs {
   nlohmann::json plan;  // valid against plan.schema.json
 };
 
-/// Fingerprint, rank, plan; both documents are checked against their schemas.
+/// Fingerprint, rank, plan; both documents are checked against their schemas. A paper that cannot
+/// be read (encrypted, image-only, truncated, not a paper) is an io error naming the problem.
 core::result<plan_outputs> make_plan(const cli_context& ctx, const plan_request& request);
 
 /// Writes fingerprint.json, plan.json, Dockerfile and repo.tar (`tree` without .git) into `out`.

@@ -65,6 +65,11 @@ void print_summary(std::ostream& out, const planning::fingerprint& fp, const nlo
               ? plan.value("metric_note", "")
               : m.value("name", "") + " " + m.at("value").dump() + " (" + m.value("direction", "") + " is better)")
       << "\n";
+  if (m.is_object() && m.value("source", "") == "paper") {
+    out << "            from " << m.value("file", "") << " page " << m.value("page", 0)
+        << (m.contains("table") ? ", " + m.value("table", "") + " row " + std::to_string(m.value("row", 0)) : "")
+        << "\n";
+  }
   out << "wrote       " << (dir / "fingerprint.json").string() << ", plan.json, Dockerfile, repo.tar\n";
 }
 

@@ -40,6 +40,7 @@ struct run_options {
   std::filesystem::path run_dir;    // --run-dir (absolute); empty: runs/<repo>-<commit12>-<utc>
   std::filesystem::path cache_dir;  // clones
   std::filesystem::path state_dir;  // image failures
+  std::filesystem::path paper;      // --paper (absolute); empty: none
 };
 
 /// The sandbox the run executes in: a plugin instance and, for container engines, the image the

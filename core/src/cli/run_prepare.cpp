@@ -82,6 +82,7 @@ stage_result run_plan_stage(run_context& ctx) {
   request.base_image = ctx.options.base_image;
   request.state_dir = ctx.options.state_dir;
   request.pipeline = ctx.pipeline;
+  request.paper = ctx.options.paper;
   auto planned = make_plan(*ctx.cli, request);
   if (!planned) return failed(planned.error().to_string());
   if (auto written = write_plan_files(ctx.run_dir, *planned, ctx.source_dir()); !written)

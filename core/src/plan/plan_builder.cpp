@@ -4,6 +4,9 @@
 #include <r2r/planning/plan.hpp>
 
 #include "fingerprint/text_util.hpp"
+#include "paper_target.hpp"
+
+#include <r2r/paper/metrics.hpp>
 
 #include <algorithm>
 #include <map>
@@ -80,24 +83,9 @@ json where(const std::string& file, int line) {
   return {{"file", file}, {"line", line}};
 }
 
-// Metric classes and their default tolerances (docs/planning.md, ROCM.md "Mode 2").
-struct metric_class {
-  const char* name;
-  const char* direction;
-  const char* tolerance_kind;
-  double tolerance;
-};
-metric_class class_of(const std::string& metric) {
-  static const std::set<std::string> accuracy = {"accuracy", "top-5", "f1",  "bleu", "rouge",
-                                                 "rouge-l",  "miou",  "map", "auc"};
-  if (accuracy.count(metric)) return {"accuracy", "higher", "absolute", 3.0};
-  if (metric == "loss" || metric == "perplexity") return {"loss", "lower", "relative", 0.05};
-  if (metric == "speedup") return {"ratio", "higher", "relative", 0.15};
-  if (metric == "throughput") return {"throughput", "higher", "relative", 0.25};
-  if (metric == "latency") return {"latency", "lower", "relative", 0.25};
-  const bool lower = metric == "fid" || metric == "wer";
-  return {"other", lower ? "lower" : "higher", "relative", 0.15};
-}
+// Metric classes and their default tolerances: one table for README and paper metrics
+// (paper/metrics.hpp; docs/planning.md, ROCM.md "Mode 2").
+using paper::classify_metric;
 
 json choose_metric(const fingerprint& fp, json& note) {
   std::map<std::pair<std::string, double>, const metric_claim*> distinct;
@@ -118,7 +106,7 @@ json choose_metric(const fingerprint& fp, json& note) {
     return nullptr;
   }
   const metric_claim& m = *distinct.begin()->second;
-  const auto cls = class_of(m.name);
+  const auto cls = classify_metric(m.name);
   note = "the README states exactly one metric value";
   // Mode 2 reads the value by this rule and refuses readings that differ in qualifier, so the
   // README's own qualifier ("test accuracy", "top-1 accuracy") selects among them.
@@ -517,6 +505,13 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   }
   plan["validation"] = checks;
   json note;
+  if (in.paper != nullptr) {
+    auto target = plan_paper_target(*in.paper, in.tree, plan["workload"]);
+    plan["paper"] = std::move(target.section);
+    plan["metric"] = std::move(target.metric);
+    plan["metric_note"] = target.note;
+    return plan;
+  }
   plan["metric"] = choose_metric(fp, note);
   plan["metric_note"] = note;
   return plan;
