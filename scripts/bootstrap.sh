@@ -25,6 +25,9 @@ packages=(
   # CUDA->HIP conversion: the offline build check and its tests compile with hipcc (HIP 5.2.3);
   # hipRAND/rocRAND let the cuRAND corpus program compile; python3 runs the mapping generator check
   hipcc libamdhip64-dev rocm-device-libs libhiprand-dev librocrand-dev python3
+  # the build check's current HIP (6.4/7.2): scripts/toolchains/hip.sh debootstraps a Debian sid
+  # rootfs (the ctest fixture hip_rootfs_setup builds it once per machine); bubblewrap runs it
+  debootstrap
   # causal memory of the execution loop (core/src/memory)
   libsqlite3-dev
   # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test
