@@ -54,4 +54,27 @@ TEST(IdiomPorts, CompileWithHip64ForGfx90aGfx942AndGfx950) {
   }
 }
 
+TEST(IdiomPorts, TheFusedRmsnormExampleKernelPassesForGfx942AndGfx950WithNoModel) {
+  const char* rootfs = std::getenv("R2R_HIP_ROOTFS");
+  ASSERT_TRUE(rootfs && fs::exists(fs::path(rootfs) / "usr/bin/hipcc")) << "no HIP rootfs (R2R_HIP_ROOTFS)";
+  const fs::path dir = fs::path(R2R_IDIOMS_DIR) / "../../../examples/fused-rmsnorm/csrc";
+  nlohmann::json files = nlohmann::json::array();
+  for (const char* name : {"rmsnorm_kernel.cu", "rmsnorm_kernel.cuh"}) {
+    const auto c = r2r::convert::convert_source(name, slurp(dir / name), {});
+    for (const auto& d : c.diagnostics) EXPECT_NE(d.severity, "error") << name << ":" << d.line << ": " << d.message;
+    files.push_back({{"path", name}, {"text", c.text}});
+  }
+  build_checker::config cfg;
+  cfg.toolchain = "rootfs";
+  cfg.rootfs = rootfs;
+  r2r::sdk::testing::fake_host host;
+  build_checker checker(cfg, host.sdk_host());
+  auto ctx = host.context();
+  const auto request = nlohmann::json{{"files", files}, {"target", {{"arch", {"gfx942", "gfx950"}}}}}
+                           .get<r2r::sdk::converter::convert_request>();
+  const auto r = checker.convert(request, ctx);
+  ASSERT_EQ(r.builds.size(), 2u);
+  for (const auto& b : r.builds) EXPECT_EQ(b.status, "passed") << b.arch << ": " << b.log;
+}
+
 }  // namespace

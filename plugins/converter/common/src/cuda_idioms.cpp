@@ -69,7 +69,14 @@ constexpr std::array<call_port, 19> kCalls{{
     {"__trap", "__builtin_trap", call_port::trap},
 }};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kRenames{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kRenames{{
+    {"nvtxRangePushA", "roctxRangePushA"},
+    {"nvtxRangePop", "roctxRangePop"},
+    {"nvtxMarkA", "roctxMarkA"},
+    {"nvtxRangeStartA", "roctxRangeStartA"},
+    {"nvtxRangeEnd", "roctxRangeStop"},
+    {"nvtxRangeId_t", "roctx_range_id_t"},
+    {"nvtxNameOsThreadA", "roctxNameOsThreadA"},
     {"nv_bfloat16", "__hip_bfloat16"},
     {"nv_bfloat162", "__hip_bfloat162"},
     {"__nv_bfloat16", "__hip_bfloat16"},
@@ -117,8 +124,10 @@ bool full_mask(std::string_view mask) {
 
 class idiom_porter {
  public:
-  idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base)
-      : path_(path), text_(text), line_base_(line_base) {}
+  /// `macros`: object-like macros seen so far (name -> replacement text), shared with nested porters.
+  idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base,
+               std::map<std::string, std::string, std::less<>>& macros)
+      : path_(path), text_(text), line_base_(line_base), macros_(macros) {}
 
   idiom_port run() {
     lexer lx(text_);
@@ -139,6 +148,7 @@ class idiom_porter {
         if (directive == "include" && i + 2 < tokens_.size() && tokens_[i + 2].kind == token_kind::header_name) {
           on_include(tokens_[i + 2]);
         }
+        if (directive == "define") record_macro(i + 2);
         continue;
       }
       if (t.kind == token_kind::directive_end) directive.clear();
@@ -176,6 +186,25 @@ class idiom_porter {
  private:
   std::string_view text_of(const token& t) const { return text_.substr(t.begin, t.end - t.begin); }
 
+  /// `#define NAME value` (object-like) at tokens_[k]: remembered so a mask spelled as a macro resolves.
+  void record_macro(std::size_t k) {
+    if (k >= tokens_.size() || tokens_[k].kind != token_kind::identifier) return;
+    const token& name = tokens_[k];
+    if (k + 1 < tokens_.size() && text_of(tokens_[k + 1]) == "(" && tokens_[k + 1].begin == name.end) return;
+    std::size_t end = k + 1;
+    while (end < tokens_.size() && tokens_[end].kind != token_kind::directive_end) ++end;
+    if (end == k + 1 || end >= tokens_.size()) return;
+    macros_[std::string(text_of(name))] =
+        std::string(text_.substr(tokens_[k + 1].begin, tokens_[end - 1].end - tokens_[k + 1].begin));
+  }
+
+  /// full_mask() after replacing a mask that is a macro name by its definition.
+  bool is_full_mask(std::string_view mask) const {
+    const std::string_view m = trim(mask);
+    if (auto it = macros_.find(m); it != macros_.end()) return full_mask(it->second);
+    return full_mask(m);
+  }
+
   void replace(std::size_t begin, std::size_t end, std::string_view with) {
     out_.text.append(text_.substr(copied_, begin - copied_));
     out_.text.append(with);
@@ -207,6 +236,10 @@ class idiom_porter {
     if (inner == "cuda_runtime.h" || inner == "cuda_runtime_api.h" || inner == "cuda.h" ||
         inner == "hip/hip_runtime.h" || inner == "hip/hip_runtime_api.h") {
       has_runtime_include_ = true;
+    }
+    if (inner == "nvToolsExt.h" || inner == "nvtx3/nvToolsExt.h") {
+      replace(h.begin, h.end, std::string(1, spelled.front()) + "roctracer/roctx.h" + spelled.back());
+      ported(h, inner, std::string(inner) + " -> roctracer/roctx.h (link roctx64)");
     }
     if (inner == "cuda_bf16.h") {
       for (const auto n : kBf16SameName) out_.same_in_hip.emplace(n);
@@ -270,7 +303,7 @@ class idiom_porter {
         const std::size_t want = c.kind == call_port::vote ? 2 : 3;
         if (args.size() < want || args.size() > want + (c.kind == call_port::shuffle ? 1 : 0)) return i;
         const std::string_view mask = text_.substr(args[0].first, args[0].second - args[0].first);
-        if (!full_mask(mask)) {
+        if (!is_full_mask(mask)) {
           ++left_;
           diag(name, "error", "manual_port", cuda,
                std::string(cuda) + " with the lane mask '" + std::string(trim(mask)) +
@@ -297,7 +330,7 @@ class idiom_porter {
       }
       case call_port::syncwarp:
         if (args.size() > 1) return i;
-        if (!args.empty() && !full_mask(text_.substr(args[0].first, args[0].second - args[0].first))) {
+        if (!args.empty() && !is_full_mask(text_.substr(args[0].first, args[0].second - args[0].first))) {
           ++left_;
           diag(name, "error", "manual_port", cuda, "__syncwarp with a partial lane mask",
                "a partial-warp barrier has no AMD equivalent; restructure so the whole 32-lane group syncs");
@@ -336,7 +369,7 @@ class idiom_porter {
   }
 
   std::string port_nested(std::size_t begin, std::size_t end, std::int64_t line) {
-    idiom_porter inner(path_, text_.substr(begin, end - begin), line_base_ + line - 1);
+    idiom_porter inner(path_, text_.substr(begin, end - begin), line_base_ + line - 1, macros_);
     idiom_port r = inner.run();
     ported_ += r.stats["idioms_ported"];
     left_ += r.stats["idioms_left"];
@@ -348,6 +381,7 @@ class idiom_porter {
   std::string_view path_;
   std::string_view text_;
   std::int64_t line_base_;
+  std::map<std::string, std::string, std::less<>>& macros_;
   std::vector<token> tokens_;
   idiom_port out_;
   std::size_t copied_ = 0;
@@ -358,7 +392,8 @@ class idiom_porter {
 }  // namespace
 
 idiom_port port_cuda_idioms(std::string_view path, std::string_view text) {
-  return idiom_porter(path, text, 0).run();
+  std::map<std::string, std::string, std::less<>> macros;
+  return idiom_porter(path, text, 0, macros).run();
 }
 
 std::string_view helpers_block() {

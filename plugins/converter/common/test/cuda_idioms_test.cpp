@@ -168,4 +168,22 @@ TEST(CudaIdioms, CommentsStringsMembersAndNestedCalls) {
   EXPECT_THAT(out.text, HasSubstr("return __shfl_down(__shfl_xor(v, /* lane, */ 1, 32), 2, 32);"));
 }
 
+TEST(CudaIdioms, MasksSpelledAsMacrosOfTheFileResolve) {
+  const std::string in =
+      "#include <cuda_runtime.h>\n#define FULL_MASK 0xffffffff\n#define HALF 0xffff\n"
+      "__device__ float f(float v) { return __shfl_down_sync(FULL_MASK, v, 1) + __shfl_down_sync(HALF, v, 1); }\n";
+  const auto out = convert_source("m.cu", in, {});
+  EXPECT_THAT(out.text, HasSubstr("__shfl_down(v, 1, 32) + __shfl_down_sync(HALF, v, 1)"));
+}
+
+TEST(CudaIdioms, NvtxBecomesRoctx) {
+  const auto out = convert_source(
+      "n.cpp",
+      "#include <nvtx3/nvToolsExt.h>\nvoid f() { nvtxRangePushA(\"step\"); nvtxMarkA(\"m\"); nvtxRangePop(); }\n", {});
+  EXPECT_EQ(
+      out.text,
+      "#include <roctracer/roctx.h>\nvoid f() { roctxRangePushA(\"step\"); roctxMarkA(\"m\"); roctxRangePop(); }\n");
+  EXPECT_EQ(find_diag(out, "manual_port", "nvtx3/nvToolsExt.h"), nullptr);
+}
+
 }  // namespace

@@ -15,6 +15,8 @@
 //   __ldcs/__ldlu/__ldcv, __stcs/__stwt -> nontemporal load/store helpers; __ldcg/__ldca, __stcg/
 //                                         __stwb -> plain load/store helpers
 //   __trap()                           -> __builtin_trap()
+//   NVTX (nvToolsExt.h, nvtxRangePushA/Pop, nvtxMarkA, ...) -> rocTX (roctracer/roctx.h)
+// A mask spelled as an object-like macro of the file (#define FULL_MASK 0xffffffff) is resolved.
 //   nv_bfloat16/__nv_bfloat16(2), cuda_bf16.h -> __hip_bfloat16(2), hip/hip_bf16.h; the bf16
 //                                         conversions HIP names alike (__float2bfloat16, ...) are kept
 //   CUDA runtime include guards probed by helper headers (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__,
