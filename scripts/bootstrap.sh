@@ -28,6 +28,9 @@ packages=(
   # the optional paper (`--paper`, core/src/paper): PDF text and layout through poppler's C++ API;
   # the tests write their PDFs with cairo (DejaVu fonts) and encrypt one with qpdf
   libpoppler-cpp-dev libcairo2-dev fonts-dejavu-core qpdf
+  # the build check's current HIP (6.4/7.2): scripts/toolchains/hip.sh debootstraps a Debian sid
+  # rootfs (the ctest fixture hip_rootfs_setup builds it once per machine); bubblewrap runs it
+  debootstrap
   # causal memory of the execution loop (core/src/memory)
   libsqlite3-dev
   # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test
