@@ -41,6 +41,8 @@ struct plan_request {
   std::string base_image;      // override; empty: the ranker's choice
   std::filesystem::path state_dir;
   const core::pipeline_config* pipeline = nullptr;  // see rank_images
+  std::vector<planning::intake_note> notes;         // intake_result::notes
+  std::string content_hash;                         // intake_result::content_hash
 };
 
 struct plan_outputs {

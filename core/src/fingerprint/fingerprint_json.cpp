@@ -24,6 +24,7 @@ void to_json(nlohmann::json& j, const entry_point& e) {
   j = nlohmann::json{{"command", e.command},   {"launcher", e.launcher}, {"kind", e.kind}, {"source", e.source},
                      {"runnable", e.runnable}, {"file", e.file},         {"line", e.line}};
   if (!e.why_not.empty()) j["why_not"] = e.why_not;
+  if (e.own) j["own"] = true;
 }
 
 void to_json(nlohmann::json& j, const metric_claim& m) {

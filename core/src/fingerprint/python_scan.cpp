@@ -145,6 +145,7 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
     e.command = "python " + rel;
     e.launcher = "script-file";
     e.source = "python-main";
+    e.own = true;
     e.kind = classify_words(rel, "");
     e.file = rel;
     e.line = main_line;

@@ -4,6 +4,7 @@
 #include <r2r/planning/plan.hpp>
 
 #include "fingerprint/text_util.hpp"
+#include "workload_rank.hpp"
 
 #include <algorithm>
 #include <map>
@@ -181,31 +182,6 @@ json choose_scale(const fingerprint& fp, const json& workload) {
   return out;
 }
 
-json choose_workload(const fingerprint& fp, json& rejected) {
-  auto source_rank = [](const std::string& s) { return s == "readme" ? 0 : s == "scripts" ? 1 : 2; };
-  auto kind_rank = [](const std::string& k) { return k == "train" ? 0 : k == "infer" ? 1 : k == "eval" ? 2 : 3; };
-  const entry_point* best = nullptr;
-  for (const auto& e : fp.entry_points) {
-    if (!e.runnable) {
-      rejected.push_back({{"command", e.command}, {"why_not", e.why_not}, {"file", e.file}, {"line", e.line}});
-      continue;
-    }
-    if (e.kind == "other" && e.source != "readme") continue;  // a stray script is not the official workload
-    if (best == nullptr || std::make_pair(source_rank(e.source), kind_rank(e.kind)) <
-                               std::make_pair(source_rank(best->source), kind_rank(best->kind))) {
-      best = &e;
-    }
-  }
-  if (best == nullptr) return nullptr;
-  const std::string reason = best->source == "readme" ? "the README's " + best->kind + " command"
-                             : best->source == "scripts"
-                                 ? "the repository's " + best->kind + " script"
-                                 : "a " + best->kind + " script with a __main__ block and no required arguments";
-  return {{"command", best->command}, {"kind", best->kind}, {"launcher", best->launcher},
-          {"source", best->source},   {"file", best->file}, {"line", best->line},
-          {"reason", reason}};
-}
-
 }  // namespace
 
 json build_plan(const plan_inputs& in, const knowledge& k) {
@@ -213,6 +189,9 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   json plan;
   plan["schema_version"] = 1;
   plan["repository"] = {{"source", fp.source}, {"url", fp.url}, {"commit", fp.commit}};
+  if (!in.content_hash.empty()) plan["repository"]["content_hash"] = in.content_hash;
+  plan["notes"] = json::array();
+  for (const auto& n : in.notes) plan["notes"].push_back({{"kind", n.kind}, {"path", n.path}, {"detail", n.detail}});
   plan["arch"] = in.arch;
   json hazards = json::array();
 
@@ -486,7 +465,7 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
 
   // Workload, validation, metric.
   json rejected = json::array();
-  plan["workload"] = choose_workload(fp, rejected);
+  plan["workload"] = detail::rank_workloads(fp, rejected);
   plan["scale"] = choose_scale(fp, plan["workload"]);
   plan["rejected_commands"] = rejected;
   if (plan["workload"].is_null()) {
@@ -495,6 +474,11 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                "no runnable official command: the README, scripts/ and __main__ files give none that runs "
                "training, inference or evaluation without usage-only flags",
                "", 0, "name the workload command for the execution stage"));
+  }
+  for (const auto& n : in.notes) {
+    const bool submodule = n.kind == "submodule_not_fetched";
+    hazards.push_back(hazard(n.kind, submodule ? "warning" : "info", n.detail, n.path, 0,
+                             submodule ? "planned without the submodule's files" : "pinned by the content hash"));
   }
   plan["hazards"] = hazards;
   plan["env"] = json::object();

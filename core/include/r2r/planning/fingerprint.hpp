@@ -54,6 +54,7 @@ struct entry_point {
   std::string source;    // readme, scripts, python-main
   bool runnable = true;  // false for --help, bare imports, missing scripts, required arguments
   std::string why_not;   // why it is not runnable
+  bool own = false;      // runs a Python file or module of the repository (python x.py, python -m pkg.entry)
   std::string file;
   int line = 0;
 };

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <r2r/planning/fingerprint.hpp>
+#include <r2r/planning/intake.hpp>
 #include <r2r/planning/knowledge.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,8 @@ struct plan_inputs {
   std::string arch;                 // target gfx; empty: unknown
   nlohmann::json ranking;           // ranker.rank response
   std::string base_image_override;  // --base-image; empty: the top candidate
+  std::vector<intake_note> notes;   // from the intake: plan.json `notes` and a hazard each
+  std::string content_hash;         // a plain directory's content hash (intake_result::content_hash)
 };
 
 /// Builds plan.json. Throws nothing for repository content; a ranking without candidates and no
