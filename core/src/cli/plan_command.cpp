@@ -76,6 +76,8 @@ int run_plan(const cli_context& ctx) {
   request.source = intake->source;
   request.url = intake->url;
   request.commit = intake->commit;
+  request.notes = intake->notes;
+  request.content_hash = intake->content_hash;
   request.arch = *arch;
   request.base_image = option(ctx, "base-image");
   request.state_dir =

@@ -134,6 +134,8 @@ core::result<plan_outputs> make_plan(const cli_context& ctx, const plan_request&
   in.arch = request.arch;
   in.ranking = *ranking;
   in.base_image_override = request.base_image;
+  in.notes = request.notes;
+  in.content_hash = request.content_hash;
   out.plan = planning::build_plan(in, k);
   out.fingerprint_json = planning::to_json(out.fp);
   for (auto check :

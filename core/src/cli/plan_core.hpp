@@ -42,6 +42,8 @@ struct plan_request {
   std::filesystem::path state_dir;
   const core::pipeline_config* pipeline = nullptr;  // see rank_images
   std::filesystem::path paper;                      // --paper; empty: none (the Mode 2 target comes from the README)
+  std::vector<planning::intake_note> notes;         // intake_result::notes
+  std::string content_hash;                         // intake_result::content_hash
 };
 
 struct plan_outputs {

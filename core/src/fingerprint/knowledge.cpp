@@ -30,7 +30,8 @@ nlohmann::json embedded(std::string_view name) {
 
 package_rule rule_from(const nlohmann::json& j) {
   return package_rule{j.at("action").get<std::string>(), j.value("with", std::string()),
-                      j.value("install", std::string()), j.value("note", std::string())};
+                      j.value("install", std::string()), j.value("note", std::string()),
+                      j.value("alternative", std::string())};
 }
 
 knowledge load() {
@@ -47,6 +48,12 @@ knowledge load() {
   const auto cuda = embedded("cuda_packages");
   for (const auto& [name, rule] : cuda.at("packages").items()) k.packages[normalise_name(name)] = rule_from(rule);
   for (const auto& [prefix, rule] : cuda.at("prefixes").items()) k.prefixes[prefix] = rule_from(rule);
+  if (const auto extras = cuda.find("extras"); extras != cuda.end()) {
+    for (const auto& [package, rules] : extras->items()) {
+      for (const auto& [extra, rule] : rules.items())
+        k.extras[normalise_name(package)].emplace_back(extra, rule_from(rule));
+    }
+  }
   k.catalog = embedded("catalog");
   return k;
 }
@@ -68,6 +75,15 @@ const package_rule* knowledge::rule_for(std::string_view normalised) const {
     }
   }
   return best;
+}
+
+const package_rule* knowledge::extra_rule_for(std::string_view normalised, std::string_view extra) const {
+  const auto it = extras.find(std::string(normalised));
+  if (it == extras.end()) return nullptr;
+  for (const auto& [prefix, rule] : it->second) {
+    if (extra.substr(0, prefix.size()) == prefix) return &rule;
+  }
+  return nullptr;
 }
 
 std::string knowledge::package_of_import(std::string_view module) const {
