@@ -33,11 +33,8 @@ struct plan_inputs {
   std::string base_image_override;         // --base-image; empty: the top candidate
   const paper::document* paper = nullptr;  // --paper, loaded; null: none (borrowed for the call)
   std::filesystem::path tree;              // the checked-out repository, read for the paper's tie
-  std::string arch;                 // target gfx; empty: unknown
-  nlohmann::json ranking;           // ranker.rank response
-  std::string base_image_override;  // --base-image; empty: the top candidate
-  std::vector<intake_note> notes;   // from the intake: plan.json `notes` and a hazard each
-  std::string content_hash;         // a plain directory's content hash (intake_result::content_hash)
+  std::vector<intake_note> notes;          // from the intake: plan.json `notes` and a hazard each
+  std::string content_hash;                // a plain directory's content hash (intake_result::content_hash)
 };
 
 /// Builds plan.json. Throws nothing for repository content; a ranking without candidates and no
