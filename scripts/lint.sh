@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The project's style checks.
 #   format: every C/C++ source of the project is as clang-format (.clang-format) writes it.
-#   tidy:   clang-tidy (.clang-tidy: identifier naming) on the C++ files changed since BASE, with
+#   tidy:   clang-tidy (.clang-tidy: identifier naming) on the C++ files changed since BASE (tests
+#           excluded: GoogleTest names fixtures and suites in CamelCase), with
 #           the compile commands of build/default (build it first).
 # Usage: scripts/lint.sh [format|tidy|all] [BASE]      (BASE: a git revision, default HEAD~1)
 # Exit status 1 when a check finds something (the files and the fix are printed), 2 on bad usage.
@@ -40,7 +41,8 @@ check_tidy() {
     return 2
   fi
   local files
-  files=$(git diff --name-only --diff-filter=AM "$base" -- '*.cpp' | grep -Ev '^(third_party|examples)/|^tests/(data|fuzz)/' |
+  # Tests are left out: GoogleTest names fixtures and suites in CamelCase (TEST(SuiteName, …)).
+  files=$(git diff --name-only --diff-filter=AM "$base" -- '*.cpp' | grep -Ev '^(third_party|examples|tests)/|/test/' |
           while read -r f; do grep -q "\"file\": \"$PWD/$f\"" build/default/compile_commands.json && echo "$f"; done || true)
   if [[ -z "$files" ]]; then
     echo "lint: tidy: no compiled C++ file changed since $base"
