@@ -18,7 +18,7 @@ scripts/bootstrap.sh
 # The build check's HIP 6.4 toolchain rootfs (the convert tests' fixture hip_rootfs_setup builds it
 # when missing; about 10 minutes of downloads once per machine): built here beside the default
 # build so the suite does not wait for it; hip.sh leaves a finished rootfs as it is.
-hip_rootfs="$HOME/.local/state/repo2rocm/toolchains/hip-6.4"
+hip_rootfs="${HOME:-/root}/.local/state/repo2rocm/toolchains/hip-6.4"
 mkdir -p build
 scripts/toolchains/hip.sh 6.4 "$hip_rootfs" >build/hip-rootfs.log 2>&1 &
 rootfs_job=$!
