@@ -3,6 +3,8 @@
 
 #include "durable_file.hpp"
 
+#include <r2r/report/html.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,7 @@
 
 namespace r2r::batch {
 namespace fs = std::filesystem;
+using report::html_escape;
 
 namespace {
 std::string fixed(double v, int digits) {
@@ -34,32 +37,6 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string jtext(const nlohmann::json& j, const char* key) {
