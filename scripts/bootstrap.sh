@@ -25,10 +25,18 @@ packages=(
   # CUDA->HIP conversion: the offline build check and its tests compile with hipcc (HIP 5.2.3);
   # hipRAND/rocRAND let the cuRAND corpus program compile; python3 runs the mapping generator check
   hipcc libamdhip64-dev rocm-device-libs libhiprand-dev librocrand-dev python3
+  # the optional paper (`--paper`, core/src/paper): PDF text and layout through poppler's C++ API;
+  # the tests write their PDFs with cairo (DejaVu fonts) and encrypt one with qpdf
+  libpoppler-cpp-dev libcairo2-dev fonts-dejavu-core qpdf
+  # the build check's current HIP (6.4/7.2): scripts/toolchains/hip.sh debootstraps a Debian sid
+  # rootfs (the ctest fixture hip_rootfs_setup builds it once per machine); bubblewrap runs it
+  debootstrap
   # causal memory of the execution loop (core/src/memory)
   libsqlite3-dev
   # audit bundle: SHA-256 of the manifest (libcrypto); report.html rendered headless in its test
   libssl-dev chromium
+  # batch (r2r.scheduler.slurm): the Slurm tests start slurmctld + slurmd with munge themselves
+  slurm-wlm munge
 )
 
 missing=()

@@ -6,10 +6,10 @@
 # Without --bin-dir it first configures and builds the fuzz preset's fuzz_TARGET (incremental).
 # New inputs that reach new code go to WORK/TARGET/corpus (kept between runs); a crash, leak,
 # timeout or out-of-memory input goes to WORK/TARGET/crashes/ and the script exits non-zero.
-# Reproduce one with: build/fuzz/bin/fuzz/fuzz_TARGET WORK/TARGET/crashes/<file>
+# Reproduce one with: build/asan/bin/fuzz/fuzz_TARGET WORK/TARGET/crashes/<file>
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin_dir="" seed_dir="$root/build/fuzz/tests/fuzz/seeds" work_dir="$root/build/fuzz/tests/fuzz/work"
+bin_dir="" seed_dir="$root/build/asan/tests/fuzz/seeds" work_dir="$root/build/asan/tests/fuzz/work"
 
 usage() {
   sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -42,7 +42,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || ((seconds < 1)); then
 fi
 
 if [[ -z "$bin_dir" ]]; then
-  bin_dir="$root/build/fuzz/bin/fuzz"
+  bin_dir="$root/build/asan/bin/fuzz"
   (cd "$root" && cmake --preset fuzz >/dev/null && cmake --build --preset fuzz --target "fuzz_$target")
 fi
 exe="$bin_dir/fuzz_$target"
@@ -54,7 +54,7 @@ fi
 corpus="$work_dir/$target/corpus" crashes="$work_dir/$target/crashes"
 mkdir -p "$corpus" "$crashes"
 # Leaks count as failures; a UBSan report stops the run like an ASan one.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:intercept_tls_get_addr=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # -timeout: one input slower than this is a hang; -rss_limit_mb: a parser that blows up memory.
 status=0

@@ -2,7 +2,9 @@
 #include "accelerator_swap_guard.hpp"
 
 #include "r2r_guard_builtin_policy.hpp"
+#include "switch_rules.hpp"
 
+#include <r2r/guards/text_change.hpp>
 #include <r2r/sdk/error.hpp>
 
 #include <regex>
@@ -46,20 +48,6 @@ bool is_requirements_file(const std::string& path) {
   return std::regex_search(path, name);
 }
 
-/// The added lines of a unified diff that go to requirements files.
-std::string added_requirement_lines(const std::string& patch) {
-  std::istringstream lines(patch);
-  std::string out;
-  bool in_requirements = false;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("+++ ", 0) == 0)
-      in_requirements = is_requirements_file(line.substr(4, line.find('\t') - 4));
-    else if (in_requirements && !line.empty() && line[0] == '+')
-      out += line.substr(1) + "\n";
-  }
-  return out;
-}
-
 std::string shorten(std::string s) {
   if (s.size() > 160) s = s.substr(0, 157) + "...";
   return s;
@@ -70,6 +58,7 @@ std::string shorten(std::string s) {
 accelerator_swap_guard::accelerator_swap_guard(const config& cfg, const sdk::host& host)
     : max_scan_bytes_(cfg.max_scan_bytes),
       policy_(policy::select(cfg.policy, r2r_guard_builtin::policy, "r2r.guard.accelerator_swap")),
+      files_(cfg.max_scan_bytes),
       host_(host) {
   static const std::regex level(R"(D[0-5])");
   for (auto entry : cfg.allow_degradations) {
@@ -83,12 +72,17 @@ accelerator_swap_guard::accelerator_swap_guard(const config& cfg, const sdk::hos
 }
 
 std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_packages(
-    const accel::package_operation& op) const {
+    const accel::package_operation& op, const sdk::guard::check_request& request) const {
   for (const auto& url : op.indexes)
-    if (accel::is_cuda_index(url)) return finding{{}, "installs from the CUDA wheel index " + url};
+    if (accel::is_cuda_index(url))
+      return finding{{},
+                     (op.configures ? "configures " : "installs from ") + std::string("the CUDA wheel index ") + url};
   for (const auto& ch : op.channels)
     if (ch == "nvidia" || ch.find("/nvidia") != std::string::npos)
-      return finding{{}, "installs from the nvidia conda channel"};
+      return finding{{}, (op.configures ? "adds" : "installs from") + std::string(" the nvidia conda channel")};
+  std::string rocm_index;
+  for (const auto& url : op.indexes)
+    if (!accel::rocm_version_of(url).empty()) rocm_index = url;
   for (const auto& spec : op.packages) {
     const std::string name = accel::normalize_name(spec);
     if (!op.removes) {
@@ -98,9 +92,25 @@ std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_pac
                                   name.rfind("libnccl", 0) == 0 || name.rfind("libcublas", 0) == 0))
         return finding{{}, "installs the system CUDA package " + spec};
     }
-    if (protected_.count(name))
-      return finding{name, op.removes ? "uninstalls the image's ROCm " + name + " (" + spec + ")"
-                                      : "replaces the image's ROCm " + name + " with " + spec};
+    if (!protected_.count(name)) continue;
+    const std::string rocm = accel::rocm_version_of(rocm_index.empty() ? spec : rocm_index);
+    if (!op.removes && !rocm.empty()) {
+      const std::string target = accel::target_rocm_version(request.context.plan, request.context.image);
+      const std::string from = rocm_index.empty() ? spec : spec + " from " + rocm_index;
+      if (target == rocm)
+        return finding{"rocm-rebuild", "installs the ROCm " + rocm + " build " + from + " (the plan's ROCm version)",
+                       name};
+      return finding{{},
+                     "installs the ROCm " + rocm + " build " + from + ", but the run targets " +
+                         (target.empty() ? "an unknown ROCm version" : "ROCm " + target),
+                     name,
+                     target.empty() ? "the plan's base image names no ROCm version; keep the image's " + name +
+                                          " or switch_image to an image of the ROCm version you need"
+                                    : "use the ROCm " + target + " index (download.pytorch.org/whl/rocm" + target +
+                                          ") so the build matches the image's ROCm runtime"};
+    }
+    return finding{name, op.removes ? "uninstalls the image's ROCm " + name + " (" + spec + ")"
+                                    : "replaces the image's ROCm " + name + " with " + spec};
   }
   return std::nullopt;
 }
@@ -161,31 +171,47 @@ std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_req
   return std::nullopt;
 }
 
-std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_command(const std::string& command) const {
-  for (const auto& cmd : core::shell::analyze(command)) {
+std::vector<accelerator_swap_guard::finding> accelerator_swap_guard::check_commands(
+    const command_view& view, const sdk::guard::check_request& request) const {
+  std::vector<finding> out;
+  std::vector<shell::simple_command> others;  // not package commands: their words may set config switches
+  for (const auto& cmd : view.commands) {
     for (const auto& [var, value] : cmd.env) {
       if (var == "ATTN_BACKEND" && value == "sdpa")
-        return finding{"flash-attn", "sets ATTN_BACKEND=sdpa, replacing flash-attn"};
+        out.push_back({"flash-attn", "sets ATTN_BACKEND=sdpa, replacing flash-attn"});
     }
     if (auto op = accel::parse_package_command(cmd)) {
-      if (auto f = check_packages(*op)) return f;
+      if (auto f = check_packages(*op, request)) out.push_back(std::move(*f));
+      continue;
     }
+    others.push_back(cmd);
     if (cmd.argv.empty()) continue;
-    const std::string name = core::shell::program_name(cmd.argv[0]);
+    const std::string name = shell::program_name(cmd.argv[0]);
     if (name == "sed" || name == "perl") {
       for (std::size_t k = 1; k < cmd.argv.size(); ++k) {
         const std::string& script = cmd.argv[k];
         if (!std::regex_search(script, mentions_flash_attn())) continue;
         static const std::regex edits_out(R"(#|/\s*d\s*$|/\s*d\s*;)");
         if (std::regex_search(script, edits_out))
-          return finding{"flash-attn", "edits out a flash-attn import with " + name + " (" + shorten(script) + ")"};
+          out.push_back({"flash-attn", "edits out a flash-attn import with " + name + " (" + shorten(script) + ")"});
       }
     }
   }
   std::smatch m;
-  if (std::regex_search(command, m, attention_swap()))
-    return finding{"flash-attn", "switches attention away from flash-attn (`" + m.str(0) + "`)"};
-  return std::nullopt;
+  if (std::regex_search(view.text, m, attention_swap()))
+    out.push_back({"flash-attn", "switches attention away from flash-attn (`" + m.str(0) + "`)"});
+  for (auto& f : switch_findings(view.text, accel::command_setting_lines(others))) out.push_back(std::move(f));
+  return out;
+}
+
+std::vector<accelerator_swap_guard::finding> accelerator_swap_guard::switch_findings(
+    const std::string& environment_text, const std::vector<std::string>& setting_lines) const {
+  std::vector<finding> out;
+  for (const auto& s : accel::environment_switches(environment_text, policy_.switches))
+    out.push_back({s.component, "sets " + s.setting + ", which turns " + s.component + " off", s.setting});
+  for (const auto& s : accel::config_switches(setting_lines, policy_.switches))
+    out.push_back({s.component, "sets `" + shorten(s.setting) + "`, which turns " + s.component + " off", s.setting});
+  return out;
 }
 
 sdk::guard::decision accelerator_swap_guard::decide(const finding& f, const sdk::guard::check_request& request) const {
@@ -199,24 +225,89 @@ sdk::guard::decision accelerator_swap_guard::decide(const finding& f, const sdk:
       return out;
     }
     if (policy_.find(f.component) != nullptr) {
-      auto d = policy::decide(policy_, {f.component, f.component, f.reason}, request.context.mode,
-                              request.action.text("reason"));
+      auto d = policy::decide(policy_, {f.component, f.subject.empty() ? f.component : f.subject, f.reason},
+                              request.context.mode, request.action.text("reason"));
       R2R_LOG(host_, info, d.verdict << " " << action_type << " by policy: " << f.reason);
       if (d.verdict == "deny") d.reason = "accelerator swap: " + d.reason;
       return d;
     }
   }
   R2R_LOG(host_, info, "deny " << action_type << ": " << f.reason);
+  if (!f.unlock.empty()) return sdk::guard::decision::deny("accelerator swap: " + f.reason, f.unlock);
   if (f.component.empty())
     return sdk::guard::decision::deny(
         "CUDA build on a ROCm target: " + f.reason,
-        "nothing unlocks a CUDA build on ROCm; use the image's ROCm packages, a ROCm wheel index "
-        "(download.pytorch.org/whl/rocmX.Y) only through switch_image, or a ROCm build from source");
+        "nothing unlocks a CUDA build on ROCm; use the image's ROCm packages, a ROCm build from the ROCm wheel "
+        "index of the plan's ROCm version (download.pytorch.org/whl/rocmX.Y), or a ROCm build from source");
   return sdk::guard::decision::deny(
       "accelerator swap: " + f.reason,
       "keep the image's ROCm " + f.component + " and fix the failure it shows; or switch to an image that ships " +
           f.component + "; or list {\"component\": \"" + f.component +
           "\", \"level\": \"D1..D5\"} in this guard's allow_degradations to accept the substitution on the ledger");
+}
+
+std::optional<sdk::guard::decision> accelerator_swap_guard::deny_forbidden(const std::string& text,
+                                                                           const std::string& where) const {
+  const auto v = accel::forbidden_in(text, policy_.forbidden_environment);
+  if (!v) return std::nullopt;
+  R2R_LOG(host_, info, "deny: sets " << v->name << " " << where);
+  return sdk::guard::decision::deny(
+      "accelerator swap: sets " + v->name + " " + where + ": " + v->why,
+      "never set " + v->name +
+          "; build for the target architecture (the plan's arch, e.g. PYTORCH_ROCM_ARCH / --offload-arch) or "
+          "switch_image to an image that supports the GPU; nothing in a policy unlocks it");
+}
+
+std::vector<accelerator_swap_guard::finding> accelerator_swap_guard::check_file(
+    const std::string& path, const std::optional<std::string>& before, const std::string& after,
+    const sdk::guard::check_request& request) const {
+  std::vector<finding> out;
+  const auto delta = line_delta(path, before, after);
+  std::string added;
+  for (const auto& l : delta.added) added += l + "\n";
+  if (is_requirements_file(path))
+    if (auto f = check_requirements(added)) out.push_back(std::move(*f));
+  if (auto f = check_source_config(path, added)) out.push_back(std::move(*f));
+  if (is_shell_file(path)) {
+    const auto view = view_command(added, files_, max_scan_bytes_);
+    if (!view.computed.empty())
+      out.push_back({{},
+                     "writes into " + path + " a command that " + view.computed.front().what,
+                     path,
+                     "write the command out in the script so every guard can judge it"});
+    for (auto& f : check_commands(view, request)) out.push_back(std::move(f));
+  } else {
+    for (auto& f : switch_findings(added, delta.added)) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::optional<accelerator_swap_guard::finding> accelerator_swap_guard::check_source_config(
+    const std::string& path, const std::string& added) const {
+  static const std::regex config_file(
+      R"((^|/)(pip\.conf|pip\.ini|uv\.toml|pyproject\.toml|poetry\.toml|pdm\.toml|\.condarc|condarc|environment\.ya?ml|\.pdm\.toml|setup\.cfg)$)",
+      icase);
+  if (!std::regex_search(path, config_file)) return std::nullopt;
+  static const std::regex url(R"([a-z+]+://[^\s'"]+)", icase);
+  for (std::sregex_iterator it(added.begin(), added.end(), url), end; it != end; ++it)
+    if (accel::is_cuda_index(it->str()))
+      return finding{{}, "writes the CUDA wheel index " + it->str() + " into " + path};
+  static const std::regex nvidia_channel(R"((^|[\s\-:\[,'"])nvidia(\s*$|[\s,'"\]]|::))", icase);
+  const bool conda_file = path.find("condarc") != std::string::npos || path.find("environment.y") != std::string::npos;
+  if (conda_file && std::regex_search(added, nvidia_channel))
+    return finding{{}, "adds the nvidia conda channel to " + path};
+  return std::nullopt;
+}
+
+sdk::guard::decision accelerator_swap_guard::combine(const std::vector<finding>& findings,
+                                                     const sdk::guard::check_request& request) const {
+  auto out = sdk::guard::decision::allow();
+  for (const auto& f : findings) {
+    auto d = decide(f, request);
+    if (d.verdict == "deny") return d;
+    for (auto& e : d.ledger) out.ledger.push_back(std::move(e));
+  }
+  return out;
 }
 
 sdk::guard::decision accelerator_swap_guard::check_action(const sdk::guard::check_request& request) {
@@ -225,29 +316,36 @@ sdk::guard::decision accelerator_swap_guard::check_action(const sdk::guard::chec
     if (s.size() > max_scan_bytes_) s.resize(max_scan_bytes_);
     return s;
   };
-  std::optional<finding> f;
-  if (a.type == "run" || a.type == "run_workload" || a.type == "build_kernel") {
-    f = check_command(head(a.text("command")));
-  } else if (a.type == "write_file") {
+  if (const auto view = view_action(a, files_, max_scan_bytes_)) {
+    if (auto d = deny_forbidden(view->text,
+                                "in the command" + std::string(view->scripts.empty() ? "" : " or a script it runs")))
+      return *d;
+    if (auto d = deny_computed(*view, "accelerator swap")) return *d;
+    return combine(check_commands(*view, request), request);
+  }
+  std::vector<finding> findings;
+  if (a.type == "write_file") {
+    const std::string path = a.text("path");
     const std::string content = head(a.text("content"));
-    if (is_requirements_file(a.text("path"))) f = check_requirements(content);
-    if (!f) f = check_code(content, false);
+    if (auto d = deny_forbidden(content, "in " + path)) return *d;
+    findings = check_file(path, files_.content(path), content, request);
+    if (auto f = check_code(content, false)) findings.push_back(std::move(*f));
   } else if (a.type == "apply_patch") {
     const std::string patch = head(a.text("patch"));
-    f = check_requirements(added_requirement_lines(patch));
-    if (!f) f = check_code(patch, true);
-  } else if (a.type == "install") {
-    accel::package_operation op;
-    op.manager = a.text("manager");
-    if (const auto it = a.fields.find("packages"); it != a.fields.end() && it->is_array())
-      for (const auto& p : *it)
-        if (p.is_string()) op.packages.push_back(p.get<std::string>());
-    f = check_packages(op);
+    std::string added;
+    for (const auto& change : parse_unified_diff(patch)) {
+      std::string lines;
+      for (const auto& l : change.added) lines += l + "\n";
+      if (auto d = deny_forbidden(lines, "in " + change.path)) return *d;
+      for (auto& f : check_file(change.path, std::string(), lines, request)) findings.push_back(std::move(f));
+    }
+    if (auto f = check_code(patch, true)) findings.push_back(std::move(*f));
   }
-  return f ? decide(*f, request) : sdk::guard::decision::allow();
+  return combine(findings, request);
 }
 
-sdk::guard::observe_response accelerator_swap_guard::observe(const sdk::guard::observe_request&) {
+sdk::guard::observe_response accelerator_swap_guard::observe(const sdk::guard::observe_request& request) {
+  files_.observe(request);
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <regex>
 #include <set>
+#include <vector>
 
 namespace r2r::guards::accel {
 
@@ -83,17 +84,51 @@ void scan_arguments(const std::vector<std::string>& argv, std::size_t k, package
       op.packages.push_back(a);
     }
   }
-  static const std::set<std::string> installs{"install", "add", "create", "update", "upgrade", "sync"};
+  static const std::set<std::string> installs{"install", "add", "create", "update", "upgrade", "sync", "inject"};
   static const std::set<std::string> removals{"uninstall", "remove", "rm"};
   op.removes = removals.count(verb) > 0;
   if (!op.removes && !installs.count(verb)) op.manager.clear();
 }
 
+/// Index and channel settings made by a manager's config command: `pip config set
+/// global.extra-index-url URL`, `poetry source add NAME URL`, `conda config --add channels nvidia`,
+/// `uv`/`pdm config ... URL`. nullopt when `argv` is no such command.
+std::optional<package_operation> configured_sources(const std::string& manager, const std::vector<std::string>& a,
+                                                    std::size_t k) {
+  if (k >= a.size()) return std::nullopt;
+  package_operation op;
+  op.manager = manager;
+  op.configures = true;
+  const std::string& verb = a[k];
+  if (verb == "config" && manager == "conda") {
+    for (std::size_t i = k + 1; i + 2 < a.size() + 1; ++i)
+      if ((a[i] == "--add" || a[i] == "--append" || a[i] == "--prepend") && i + 2 < a.size() && a[i + 1] == "channels")
+        op.channels.push_back(a[i + 2]);
+    return op.channels.empty() ? std::nullopt : std::optional(op);
+  }
+  if (verb == "config") {  // pip config set global.index-url URL, pdm config pypi.url URL, poetry config
+    for (std::size_t i = k + 1; i < a.size(); ++i) {
+      const bool url_key = a[i].find("index-url") != std::string::npos ||
+                           a[i].find("find-links") != std::string::npos || a[i].find("pypi.url") != std::string::npos ||
+                           a[i].rfind("repositories.", 0) == 0;
+      if (url_key && i + 1 < a.size()) op.indexes.push_back(a[i + 1]);
+      if (const auto eq = a[i].find('='); url_key && eq != std::string::npos) op.indexes.push_back(a[i].substr(eq + 1));
+    }
+    return op.indexes.empty() ? std::nullopt : std::optional(op);
+  }
+  if (verb == "source" && k + 1 < a.size() && a[k + 1] == "add") {  // poetry source add NAME URL
+    for (std::size_t i = k + 2; i < a.size(); ++i)
+      if (a[i].find("://") != std::string::npos) op.indexes.push_back(a[i]);
+    return op.indexes.empty() ? std::nullopt : std::optional(op);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::optional<package_operation> parse_package_command(const core::shell::simple_command& cmd) {
+std::optional<package_operation> parse_package_command(const shell::simple_command& cmd) {
   if (cmd.argv.empty()) return std::nullopt;
-  const std::string name = lower(core::shell::program_name(cmd.argv[0]));
+  const std::string name = lower(shell::program_name(cmd.argv[0]));
   const auto& a = cmd.argv;
   package_operation op;
   std::size_t k = 1;
@@ -109,11 +144,27 @@ std::optional<package_operation> parse_package_command(const core::shell::simple
     if (a.size() > 1 && a[1] == "pip") k = 2;
   } else if (name == "conda" || name == "mamba" || name == "micromamba") {
     op.manager = "conda";
+  } else if (name == "apt" || name == "apt-get") {
+    op.manager = "apt";
+  } else if (name == "poetry" || name == "pdm" || name == "pipx") {
+    op.manager = name;
+    if (name == "pipx" && a.size() > 2 && (a[1] == "inject" || a[1] == "runpip")) {
+      k = 3;  // pipx inject VENV pkg..., pipx runpip VENV install pkg...
+      if (a[1] == "inject") {
+        op.packages.assign(a.begin() + 3, a.end());
+        op.packages.erase(std::remove_if(op.packages.begin(), op.packages.end(),
+                                         [](const std::string& w) { return w.rfind('-', 0) == 0; }),
+                          op.packages.end());
+        return op;
+      }
+    }
   } else {
     return std::nullopt;
   }
+  if (auto settings = configured_sources(op.manager, a, k)) return settings;
   for (const auto& [var, value] : cmd.env) {
-    if (var == "PIP_INDEX_URL" || var == "PIP_EXTRA_INDEX_URL" || var == "PIP_FIND_LINKS" || var == "UV_INDEX_URL" ||
+    if (var == "PIP_INDEX_URL" || var == "POETRY_REPOSITORIES_URL" || var == "PDM_PYPI_URL" ||
+        var == "PIP_EXTRA_INDEX_URL" || var == "PIP_FIND_LINKS" || var == "UV_INDEX_URL" ||
         var == "UV_EXTRA_INDEX_URL" || var == "UV_INDEX" || var == "UV_DEFAULT_INDEX")
       op.indexes.push_back(value);
   }
@@ -128,12 +179,33 @@ std::string normalize_name(std::string_view spec) {
   if (const auto ch = s.find("::"); ch != std::string::npos) s = s.substr(ch + 2);
   const bool path_like = s.find('/') != std::string::npos;
   if (path_like) {
-    while (!s.empty() && s.back() == '/') s.pop_back();
-    s = s.substr(s.rfind('/') + 1);
-    if (const auto hash = s.find('#'); hash != std::string::npos) s = s.substr(0, hash);
-    if (s.size() > 4 && s.compare(s.size() - 4, 4, ".git") == 0) s.resize(s.size() - 4);
-    if (s.size() > 4 && (s.compare(s.size() - 4, 4, ".whl") == 0)) s = s.substr(0, s.find('-'));
-    if (s.size() > 7 && s.compare(s.size() - 7, 7, ".tar.gz") == 0) s = s.substr(0, s.rfind('-'));
+    if (const auto egg = s.find("#egg="); egg != std::string::npos) {
+      s = s.substr(egg + 5);
+      s = s.substr(0, s.find('&'));
+    } else {
+      s = s.substr(0, s.find_first_of("#?"));
+      while (!s.empty() && s.back() == '/') s.pop_back();
+      std::vector<std::string> parts;
+      for (std::size_t from = 0; from <= s.size();) {
+        const auto slash = std::min(s.find('/', from), s.size());
+        parts.push_back(s.substr(from, slash - from));
+        from = slash + 1;
+      }
+      // github.com/OWNER/REPO/archive/... and .../REPO/releases/download/TAG/file: the repository
+      // name, unless the file is a wheel or sdist that names its project.
+      std::string last = parts.back();
+      const auto archive = std::find(parts.begin(), parts.end(), "archive");
+      const bool named_file =
+          last.size() > 4 && (last.compare(last.size() - 4, 4, ".whl") == 0 ||
+                              (last.size() > 7 && last.compare(last.size() - 7, 7, ".tar.gz") == 0));
+      if (archive != parts.end() && archive != parts.begin() && !named_file) last = *(archive - 1);
+      if (const auto at = last.find('@'); at != std::string::npos && !named_file) last = last.substr(0, at);
+      if (last.size() > 4 && last.compare(last.size() - 4, 4, ".git") == 0) last.resize(last.size() - 4);
+      if (last.size() > 4 && last.compare(last.size() - 4, 4, ".whl") == 0) last = last.substr(0, last.find('-'));
+      if (last.size() > 7 && last.compare(last.size() - 7, 7, ".tar.gz") == 0) last = last.substr(0, last.rfind('-'));
+      if (last.size() > 4 && last.compare(last.size() - 4, 4, ".zip") == 0) last = last.substr(0, last.rfind('-'));
+      s = last;
+    }
   }
   const auto end = s.find_first_of("[<>=!~; @");
   s = s.substr(0, end);
@@ -158,6 +230,29 @@ std::string cuda_build_reason(std::string_view spec) {
   static const std::regex local_cuda(R"(\+cu\d{2,3})");
   if (std::regex_search(s, local_cuda)) return "a +cuXXX (CUDA) build";
   if (is_cuda_index(s)) return "a wheel from a CUDA index";
+  return {};
+}
+
+std::string rocm_version_of(std::string_view spec_or_index) {
+  static const std::regex rocm(R"((whl/(nightly/)?rocm|rocm-rel-|\+rocm)(\d+)\.(\d+))");
+  std::smatch m;
+  const std::string s = lower(spec_or_index);
+  if (!std::regex_search(s, m, rocm)) return {};
+  return m[3].str() + "." + m[4].str();
+}
+
+std::string target_rocm_version(const nlohmann::json& plan, const std::string& image) {
+  static const std::regex rocm(R"(rocm[-_]?(\d+)\.(\d+))", std::regex::icase);
+  std::vector<std::string> names;
+  if (plan.is_object() && plan.contains("base_image") && plan["base_image"].is_object())
+    for (const char* key : {"ref", "tag", "image"})
+      if (plan["base_image"].contains(key) && plan["base_image"][key].is_string())
+        names.push_back(plan["base_image"][key].get<std::string>());
+  names.push_back(image);
+  for (const auto& n : names) {
+    std::smatch m;
+    if (std::regex_search(n, m, rocm)) return m[1].str() + "." + m[2].str();
+  }
   return {};
 }
 

@@ -41,6 +41,7 @@ std::string line_at(const std::string& text, std::size_t offset) {
 cpu_fallback_guard::cpu_fallback_guard(const config& cfg, const sdk::host& host)
     : action_types_(cfg.action_types.begin(), cfg.action_types.end()),
       max_scan_bytes_(cfg.max_scan_bytes),
+      files_(cfg.max_scan_bytes),
       host_(host) {
   rules_ = {
       {"an empty or negative *_VISIBLE_DEVICES hides every GPU",
@@ -78,15 +79,26 @@ std::string cpu_fallback_guard::scanned_text(const sdk::guard::action& action) c
     for (std::string line; std::getline(lines, line);) {
       if (!line.empty() && line[0] == '+' && line.rfind("+++", 0) != 0) text += line.substr(1) + "\n";
     }
-  } else {
-    text = action.text("command");
+  } else if (const auto view = view_action(action, files_, max_scan_bytes_)) {
+    text = view->text;
   }
   if (text.size() > max_scan_bytes_) text.resize(max_scan_bytes_);
   return text;
 }
 
+bool cpu_fallback_guard::applies_to(const std::string& type) const {
+  if (action_types_.count(type)) return true;
+  static const std::set<std::string> command_types{"run", "run_workload", "build_kernel", "install"};
+  if (!command_types.count(type)) return false;
+  for (const auto& t : command_types)
+    if (action_types_.count(t)) return true;
+  return false;
+}
+
 sdk::guard::decision cpu_fallback_guard::check_action(const sdk::guard::check_request& request) {
-  if (action_types_.count(request.action.type) == 0) return sdk::guard::decision::allow();
+  if (!applies_to(request.action.type)) return sdk::guard::decision::allow();
+  if (const auto view = view_action(request.action, files_, max_scan_bytes_))
+    if (auto d = deny_computed(*view, "cpu fallback")) return *d;
   const std::string text = scanned_text(request.action);
   for (const auto& r : rules_) {
     std::smatch m;
@@ -102,6 +114,7 @@ sdk::guard::decision cpu_fallback_guard::check_action(const sdk::guard::check_re
 }
 
 sdk::guard::observe_response cpu_fallback_guard::observe(const sdk::guard::observe_request& request) {
+  files_.observe(request);
   sdk::guard::observe_response out;
   for (const std::string* stream : {&request.observation.stdout_text, &request.observation.stderr_text}) {
     std::string text = stream->size() > max_scan_bytes_ ? stream->substr(stream->size() - max_scan_bytes_) : *stream;

@@ -6,6 +6,8 @@
 // THREADING: the host serialises calls; the object is immutable after construction.
 #pragma once
 
+#include <r2r/guards/command_view.hpp>
+#include <r2r/guards/known_files.hpp>
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
 
@@ -42,11 +44,15 @@ class cpu_fallback_guard {
   };
   /// The text of an action that could select the CPU: the command, new file content, or added lines.
   std::string scanned_text(const sdk::guard::action& action) const;
+  /// Whether `type` is checked: listed in action_types; the command-running types (run,
+  /// run_workload, build_kernel, install) count as one, so any of them listed checks them all.
+  bool applies_to(const std::string& type) const;
 
   std::vector<rule> rules_;
   std::vector<rule> output_signals_;
   std::set<std::string> action_types_;
   std::size_t max_scan_bytes_;
+  known_files files_;
   sdk::host host_;
 };
 

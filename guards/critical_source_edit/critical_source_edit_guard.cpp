@@ -4,7 +4,7 @@
 #include "edit_commands.hpp"
 #include "r2r_guard_builtin_policy.hpp"
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <regex>
 #include <set>
@@ -45,7 +45,7 @@ std::string critical_source_edit_guard::kind_of(const std::string& path, const c
 std::vector<critical_source_edit_guard::graded> critical_source_edit_guard::command_grades(
     const std::string& command, const critical::plan_facts& facts, std::optional<std::string>& hidden) const {
   std::vector<graded> out;
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     std::set<std::string> handled;
     for (auto e : critical::edits_of(cmd)) {
       if (handled.count(e.path)) continue;
@@ -104,8 +104,9 @@ sdk::guard::decision critical_source_edit_guard::check_action(const sdk::guard::
         for (auto& l : split_lines(*known)) change.context.push_back(std::move(l));
       for (auto& g : critical::grade_change(change, true, facts)) grades.push_back({change.path, std::move(g)});
     }
-  } else if (a.type == "run" || a.type == "run_workload" || a.type == "build_kernel") {
-    grades = command_grades(head(a.text("command")), facts, hidden);
+  } else if (const auto view = view_action(a, files_, max_scan_bytes_)) {
+    if (auto d = deny_computed(*view, "critical source edit")) return *d;
+    grades = command_grades(view->text, facts, hidden);
   }
   if (hidden) {
     R2R_LOG(host_, info, "deny " << a.type << ": " << *hidden);

@@ -15,6 +15,7 @@
 
 #include "critical_rules.hpp"
 
+#include <r2r/guards/command_view.hpp>
 #include <r2r/guards/guard_policy.hpp>
 #include <r2r/guards/known_files.hpp>
 #include <r2r/sdk/host.hpp>

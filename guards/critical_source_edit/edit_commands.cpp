@@ -79,7 +79,7 @@ void read_script(const std::string& script, file_change& change) {
   }
 }
 
-void sed_like(const core::shell::simple_command& cmd, const std::string& name, std::vector<command_edit>& out) {
+void sed_like(const shell::simple_command& cmd, const std::string& name, std::vector<command_edit>& out) {
   const auto& a = cmd.argv;
   const bool perl = name == "perl";
   bool in_place = false;
@@ -143,14 +143,14 @@ void python_script(const std::string& script, std::vector<command_edit>& out) {
 
 }  // namespace
 
-std::vector<command_edit> edits_of(const core::shell::simple_command& cmd) {
+std::vector<command_edit> edits_of(const shell::simple_command& cmd) {
   std::vector<command_edit> out;
   for (const auto& r : cmd.redirects)
     if (r.op == ">" || r.op == ">>" || r.op == ">|" || r.op == "&>" || r.op == "<>")
       if (r.target != "/dev/null" && r.target.rfind("&", 0) != 0)
         out.push_back({command_edit::kind::overwrite, r.target, "", r.op + " redirection", {}});
   if (cmd.argv.empty()) return out;
-  const std::string name = core::shell::program_name(cmd.argv[0]);
+  const std::string name = shell::program_name(cmd.argv[0]);
   const auto& a = cmd.argv;
   std::vector<std::string> operands;
   for (std::size_t k = 1; k < a.size(); ++k) {

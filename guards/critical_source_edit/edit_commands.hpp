@@ -6,8 +6,8 @@
 // the command (redirections, tee, cp/mv/ln onto a file, dd of=, python -c open(..., 'w')).
 #pragma once
 
-#include <r2r/core/shell_command.hpp>
 #include <r2r/guards/text_change.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <string>
 #include <vector>
@@ -24,6 +24,6 @@ struct command_edit {
 };
 
 /// Every edit `cmd` makes to a file. Paths are as written (relative to the command's directory).
-std::vector<command_edit> edits_of(const core::shell::simple_command& cmd);
+std::vector<command_edit> edits_of(const shell::simple_command& cmd);
 
 }  // namespace r2r::guards::critical

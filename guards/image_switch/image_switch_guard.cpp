@@ -3,7 +3,7 @@
 
 #include "r2r_guard_builtin_policy.hpp"
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <algorithm>
 
@@ -108,9 +108,9 @@ sdk::guard::decision image_switch_guard::check_switch(const sdk::guard::check_re
 }
 
 sdk::guard::decision image_switch_guard::check_command(const std::string& command, const nlohmann::json& plan) const {
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     if (cmd.argv.empty()) continue;
-    const std::string tool = core::shell::program_name(cmd.argv[0]);
+    const std::string tool = shell::program_name(cmd.argv[0]);
     if (!tools_.count(tool)) continue;
     std::string verb;
     for (std::size_t k = 1; k < cmd.argv.size() && verb.empty(); ++k)
@@ -130,13 +130,14 @@ sdk::guard::decision image_switch_guard::check_action(const sdk::guard::check_re
   sdk::guard::decision d;
   if (a.type == "switch_image")
     d = check_switch(request);
-  else if (a.type == "run" || a.type == "run_workload" || a.type == "build_kernel")
-    d = check_command(a.text("command"), request.context.plan);
+  else if (const auto view = view_action(a, files_, std::size_t{1} << 20))
+    d = deny_computed(*view, "image switch").value_or(check_command(view->text, request.context.plan));
   if (d.verdict == "deny") R2R_LOG(host_, info, "deny " << a.type << ": " << d.reason);
   return d;
 }
 
-sdk::guard::observe_response image_switch_guard::observe(const sdk::guard::observe_request&) {
+sdk::guard::observe_response image_switch_guard::observe(const sdk::guard::observe_request& request) {
+  files_.observe(request);
   return {};
 }
 

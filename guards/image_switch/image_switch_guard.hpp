@@ -10,7 +10,9 @@
 // THREADING: the host serialises calls; the object is immutable after construction.
 #pragma once
 
+#include <r2r/guards/command_view.hpp>
 #include <r2r/guards/guard_policy.hpp>
+#include <r2r/guards/known_files.hpp>
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
 
@@ -52,6 +54,7 @@ class image_switch_guard {
   policy::guard_policy policy_;
   std::set<std::string> tools_;
   std::set<std::string> read_only_;
+  known_files files_;
   sdk::host host_;
 };
 

@@ -24,14 +24,14 @@ bool is_config_file(const std::string& path) {
 }
 
 /// The simple command of the plan's workload that runs its script or module.
-std::optional<core::shell::simple_command> workload_command(const nlohmann::json& plan) {
+std::optional<shell::simple_command> workload_command(const nlohmann::json& plan) {
   if (!plan.is_object() || !plan.contains("workload") || !plan["workload"].is_object()) return std::nullopt;
   const std::string command = plan["workload"].value("command", "");
-  std::optional<core::shell::simple_command> best;
-  for (auto& cmd : core::shell::analyze(command)) {
+  std::optional<shell::simple_command> best;
+  for (auto& cmd : shell::analyze(command)) {
     if (cmd.argv.empty()) continue;
     const std::string entry = scale::entry_of(cmd);
-    const bool runs_script = entry != core::shell::program_name(cmd.argv[0]);
+    const bool runs_script = entry != shell::program_name(cmd.argv[0]);
     if (!best || runs_script) best = cmd;
     if (runs_script) break;
   }
@@ -77,7 +77,7 @@ std::vector<policy::finding> scale_down_guard::command_findings(const std::strin
   const std::string planned_entry = planned ? scale::entry_of(*planned) : std::string();
   const auto planned_options = planned ? scale::options_of(*planned) : std::map<std::string, std::string>{};
   bool ran_workload = false;
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     for (auto& f : substitution_findings(cmd)) out.push_back(std::move(f));
     if (cmd.argv.empty()) continue;
     const std::string entry = scale::entry_of(cmd);
@@ -107,10 +107,10 @@ std::vector<policy::finding> scale_down_guard::command_findings(const std::strin
   return out;
 }
 
-std::vector<policy::finding> scale_down_guard::substitution_findings(const core::shell::simple_command& cmd) const {
+std::vector<policy::finding> scale_down_guard::substitution_findings(const shell::simple_command& cmd) const {
   std::vector<policy::finding> out;
   if (cmd.argv.empty()) return out;
-  const std::string name = core::shell::program_name(cmd.argv[0]);
+  const std::string name = shell::program_name(cmd.argv[0]);
   if (name != "sed" && name != "perl" && name != "gsed") return out;
   static const std::regex subst(R"re((?:^|[;\s])s([^\w\s\\])((?:\\.|(?!\1).)*)\1((?:\\.|(?!\1).)*)\1)re");
   std::string target;
@@ -176,8 +176,9 @@ sdk::guard::decision scale_down_guard::check_action(const sdk::guard::check_requ
     return s;
   };
   std::vector<policy::finding> findings;
-  if (a.type == "run" || a.type == "run_workload") {
-    findings = command_findings(head(a.text("command")), request.context.plan, a.type == "run_workload");
+  if (const auto view = view_action(a, files_, max_scan_bytes_)) {
+    if (auto d = deny_computed(*view, "scale-down")) return *d;
+    findings = command_findings(view->text, request.context.plan, a.type == "run_workload");
   } else if (a.type == "write_file") {
     const std::string path = a.text("path");
     const auto before = files_.content(path);

@@ -11,12 +11,13 @@
 // THREADING: the host serialises calls; the known file contents are the only state.
 #pragma once
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/guards/command_view.hpp>
 #include <r2r/guards/guard_policy.hpp>
 #include <r2r/guards/known_files.hpp>
 #include <r2r/guards/text_change.hpp>
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -46,7 +47,7 @@ class scale_down_guard {
   std::vector<policy::finding> command_findings(const std::string& command, const nlohmann::json& plan,
                                                 bool workload) const;
   std::vector<policy::finding> edit_findings(const file_change& change, bool baseline_known) const;
-  std::vector<policy::finding> substitution_findings(const core::shell::simple_command& cmd) const;
+  std::vector<policy::finding> substitution_findings(const shell::simple_command& cmd) const;
 
   policy::guard_policy policy_;
   known_files files_;

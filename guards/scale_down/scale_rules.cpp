@@ -122,17 +122,17 @@ std::string family_of(const std::string& key) {
   return {};
 }
 
-std::string entry_of(const core::shell::simple_command& cmd) {
+std::string entry_of(const shell::simple_command& cmd) {
   const auto& a = cmd.argv;
   if (a.empty()) return {};
   for (std::size_t k = 0; k < a.size(); ++k) {
     if (a[k] == "-m" && k + 1 < a.size()) return "-m " + a[k + 1];
     if (is_script(a[k])) return strip_dot_slash(a[k]);
   }
-  return core::shell::program_name(a[0]);
+  return shell::program_name(a[0]);
 }
 
-std::map<std::string, std::string> options_of(const core::shell::simple_command& cmd) {
+std::map<std::string, std::string> options_of(const shell::simple_command& cmd) {
   static const std::regex hydra(R"(^[+~]{0,2}[A-Za-z_][\w.\-]*=)");
   std::map<std::string, std::string> out;
   const auto& a = cmd.argv;

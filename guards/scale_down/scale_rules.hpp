@@ -5,7 +5,7 @@
 // scale (epochs, steps, batch size, dataset size, debug switches, model), and model size order.
 #pragma once
 
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <map>
 #include <optional>
@@ -24,11 +24,11 @@ std::string normalise_key(const std::string& key);
 
 /// Options of one simple command after the program (and after the script when `python x.py`):
 /// normalised name -> value ("true" for a bare flag). Later occurrences win.
-std::map<std::string, std::string> options_of(const core::shell::simple_command& cmd);
+std::map<std::string, std::string> options_of(const shell::simple_command& cmd);
 
 /// What a simple command runs, for matching it with the plan's workload: the script or module
 /// (`train.py`, `-m pkg.mod`) with its path normalised, else the program name. Empty for none.
-std::string entry_of(const core::shell::simple_command& cmd);
+std::string entry_of(const shell::simple_command& cmd);
 
 /// `key: value` / `key = value` / `"key": value` / `--key value` settings of one text line, keys normalised.
 std::map<std::string, std::string> settings_of_line(const std::string& line);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "success_claim_guard.hpp"
 
-#include <r2r/core/shell_command.hpp>
 #include <r2r/sdk/error.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <regex>
 #include <sstream>
@@ -95,11 +95,11 @@ bool success_claim_guard::is_marker_file(const std::string& path) const {
 std::optional<std::string> success_claim_guard::forged_by(const std::string& command) const {
   static const std::set<std::string> file_printers{"cat", "head", "tail", "tac", "less", "more", "bat",
                                                    "nl",  "tee",  "cp",   "mv",  "sed",  "awk",  "strings"};
-  for (const auto& cmd : core::shell::analyze(command)) {
+  for (const auto& cmd : shell::analyze(command)) {
     for (const auto& [var, value] : cmd.env)
       if (auto m = marker_in(value)) return "stores the success marker " + *m + " in $" + var;
     if (cmd.argv.empty()) continue;
-    const std::string name = core::shell::program_name(cmd.argv[0]);
+    const std::string name = shell::program_name(cmd.argv[0]);
     if (readers_.count(name) == 0) {
       for (std::size_t k = 1; k < cmd.argv.size(); ++k)
         if (auto m = marker_in(cmd.argv[k])) return "`" + name + "` emits the success marker " + *m + " itself";
@@ -143,8 +143,9 @@ sdk::guard::decision success_claim_guard::check_action(const sdk::guard::check_r
     }
     return sdk::guard::decision::allow();
   }
-  if (a.type == "run" || a.type == "run_workload" || a.type == "build_kernel") {
-    if (auto why = forged_by(a.text("command"))) return deny_forgery(*why, a.type);
+  if (const auto view = view_action(a, files_, std::size_t{1} << 20)) {
+    if (auto d = deny_computed(*view, "success claim")) return *d;
+    if (auto why = forged_by(view->text)) return deny_forgery(*why, a.type);
   } else if (a.type == "write_file") {
     if (auto m = marker_in(a.text("content"))) {
       marker_files_.insert(normalize_path(a.text("path")));
@@ -164,6 +165,7 @@ sdk::guard::decision success_claim_guard::check_action(const sdk::guard::check_r
 }
 
 sdk::guard::observe_response success_claim_guard::observe(const sdk::guard::observe_request& request) {
+  files_.observe(request);
   sdk::guard::observe_response out;
   for (const std::string* stream : {&request.observation.stdout_text, &request.observation.stderr_text}) {
     if (auto m = marker_in(*stream)) {

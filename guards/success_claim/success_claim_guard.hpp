@@ -8,10 +8,12 @@
 //  - write_file / apply_patch adding a marker is denied, and the path is remembered so a later
 //    `cat`/`head`/`tail`/`tee`/`<` of that file is denied too;
 //  - observe() records evidence when an action's output carries a marker, which is never proof.
-// Commands are read through r2r::core::shell::analyze (`&&`, pipes, `$( )`, `bash -c`, wrappers).
+// Commands are read through r2r::shell::analyze (`&&`, pipes, `$( )`, `bash -c`, wrappers).
 // THREADING: the host serialises calls; the set of remembered marker files is the only state.
 #pragma once
 
+#include <r2r/guards/command_view.hpp>
+#include <r2r/guards/known_files.hpp>
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/guard.hpp>
 
@@ -50,6 +52,7 @@ class success_claim_guard {
   std::vector<std::string> markers_;
   std::set<std::string> readers_;
   std::set<std::string> marker_files_;  // normalised paths written with a marker
+  known_files files_;
   sdk::host host_;
 };
 

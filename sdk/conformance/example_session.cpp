@@ -22,6 +22,16 @@ example_session::example_session(std::string kind, std::vector<std::string> meth
       return rank(a) < rank(b);
     });
   }
+  if (kind_ == "scheduler") {
+    const std::vector<std::string> order{"capabilities", "submit", "status", "cancel"};
+    std::stable_sort(methods_.begin(), methods_.end(), [&](const std::string& a, const std::string& b) {
+      const auto rank = [&](const std::string& m) {
+        const auto it = std::find(order.begin(), order.end(), m);
+        return it == order.end() ? 2 : static_cast<int>(it - order.begin());
+      };
+      return rank(a) < rank(b);
+    });
+  }
   std::random_device rd;
   scratch_ = fs::temp_directory_path() / ("r2r-conformance-" + std::to_string(rd()) + std::to_string(rd()));
   fs::create_directories(scratch_ / "in");
@@ -36,6 +46,13 @@ example_session::~example_session() {
 std::optional<nlohmann::json> example_session::prepare(const std::string& method, const nlohmann::json& example,
                                                        std::string& why_not) {
   nlohmann::json request = example;
+  if (kind_ == "scheduler" && request.is_object()) {
+    // A job runs for real: its state directory is this session's, and status/cancel ask about it.
+    if (request.contains("state_dir")) request["state_dir"] = (scratch_ / ("job" + std::to_string(++jobs_))).string();
+    if (!job_id_.empty() && request.contains("ids")) request["ids"] = nlohmann::json::array({job_id_});
+    if (!job_id_.empty() && request.contains("id")) request["id"] = job_id_;
+    return request;
+  }
   if (kind_ != "sandbox" || !request.is_object()) return request;
   if (method == "create" && request.contains("gpu")) {
     std::error_code ec;
@@ -82,6 +99,7 @@ std::vector<std::pair<std::string, nlohmann::json>> example_session::after(const
 }
 
 void example_session::observe(const std::string& method, const nlohmann::json& response) {
+  if (kind_ == "scheduler" && method == "submit") job_id_ = response.value("id", std::string());
   if (kind_ != "sandbox") return;
   if (method == "create") sandbox_id_ = response.value("sandbox_id", std::string());
   if (method == "destroy") sandbox_id_.clear();

@@ -2,7 +2,8 @@
 // Turns a kind's schema examples into requests a live plugin can serve, in an order that makes
 // sense for the kind. Schema examples are shapes ("sbx1", "/srv/r2r/patches"); against a real
 // engine a sandbox's examples must act on the sandbox this run created, with host paths the run
-// owns. Other kinds get their examples unchanged, in the SDK's method order.
+// owns; a scheduler's job gets a state directory the run owns, and status/cancel ask about the job
+// submit started. Other kinds get their examples unchanged, in the SDK's method order.
 // OWNERSHIP: owns a scratch directory, removed with the session. THREADING: one thread.
 #pragma once
 
@@ -45,6 +46,8 @@ class example_session {
   std::filesystem::path scratch_;
   std::string sandbox_id_;
   int copies_out_ = 0;
+  std::string job_id_;  // scheduler: the id submit gave
+  int jobs_ = 0;
 };
 
 }  // namespace r2r::conformance

@@ -241,11 +241,61 @@ TEST_F(PlanCli, MissingPathIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("no such path"));
 }
 
-TEST_F(PlanCli, NonRepositoryIsAUsageError) {
+// Issue 18: a plain directory (a downloaded archive, no .git) is planned, pinned by a content hash
+// of its files, with a note that no commit pins it; nothing is written into it.
+TEST_F(PlanCli, PlainDirectoryPlansPinnedByContentHash) {
+  r2r::test::make_torch_training_repo(repo);
+  const auto before = run_process("cd '" + repo.string() + "' && find . | sort").out;
+  const auto r = plan(repo.string(), "--arch gfx942");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("no commit of the project pins it"));
+  EXPECT_EQ(run_process("cd '" + repo.string() + "' && find . | sort").out, before) << "intake wrote into the source";
+  const auto p = read_json("plan.json");
+  const std::string hash = p["repository"]["content_hash"];
+  EXPECT_THAT(hash, ::testing::MatchesRegex("git-tree:[0-9a-f]{40}"));
+  ASSERT_EQ(p["notes"].size(), 1u);
+  EXPECT_EQ(p["notes"][0]["kind"], "unpinned_directory");
+  EXPECT_THAT(run_process("tar -tf '" + (out / "repo.tar").string() + "'").out, HasSubstr("csrc/attn.cu"));
+  // Same files, same pin; one changed byte, another pin.
+  const std::string commit = p["repository"]["commit"];
+  ASSERT_EQ(plan(repo.string(), "--arch gfx942").exit_code, 0);
+  EXPECT_EQ(read_json("plan.json")["repository"]["commit"], commit);
+  r2r::test::write_file(repo, "csrc/attn.cpp", "#include <torch/extension.h>\n// changed\n");
+  ASSERT_EQ(plan(repo.string(), "--arch gfx942").exit_code, 0);
+  EXPECT_NE(read_json("plan.json")["repository"]["content_hash"], hash);
+}
+
+TEST_F(PlanCli, PlainDirectoryWithCommitAndAFileAreUsageErrors) {
   r2r::test::write_file(repo, "a.py", "");
-  const auto r = plan(repo.string());
+  const auto r = plan(repo.string(), "--commit v1");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("is not a git repository"));
+  EXPECT_THAT(r.err, HasSubstr("plain directory (no .git)"));
+  const auto f = plan((repo / "a.py").string());
+  EXPECT_EQ(f.exit_code, 2);
+  EXPECT_THAT(f.err, HasSubstr("is not a git repository"));
+}
+
+// Issue 18: a submodule that cannot be fetched (offline, private, history rewritten) is a warning in
+// the plan, and planning goes on with the rest of the tree.
+TEST_F(PlanCli, UnreachableSubmoduleIsAWarningNotAFailure) {
+  make(r2r::test::make_torch_training_repo);
+  r2r::test::write_file(repo, ".gitmodules",
+                        "[submodule \"src/cutlass\"]\n\tpath = src/cutlass\n\turl = http://127.0.0.1:1/cutlass.git\n");
+  r2r::test::git(repo, "update-index --add --cacheinfo 160000," + std::string(40, '1') + ",src/cutlass");
+  r2r::test::git(repo, "add .gitmodules");
+  r2r::test::git(repo, "commit -q -m cutlass");
+  const auto r = plan(repo.string(), "--arch gfx942");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("submodule src/cutlass not fetched: kernels inside are not scanned"));
+  const auto p = read_json("plan.json");
+  ASSERT_EQ(p["notes"].size(), 1u);
+  EXPECT_EQ(p["notes"][0]["kind"], "submodule_not_fetched");
+  EXPECT_EQ(p["notes"][0]["path"], "src/cutlass");
+  bool warning = false;
+  for (const auto& h : p["hazards"])
+    warning = warning || (h["kind"] == "submodule_not_fetched" && h["severity"] == "warning");
+  EXPECT_TRUE(warning);
+  EXPECT_FALSE(p["workload"].is_null());  // the rest of the repository was planned
 }
 
 TEST_F(PlanCli, UnknownCommitIsAnError) {

@@ -8,6 +8,7 @@
 #include <r2r/core/embedded_schemas.hpp>
 #include <r2r/planning/fingerprint.hpp>
 #include <r2r/planning/plan.hpp>
+#include <r2r/sdk/scale_values.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -75,6 +76,29 @@ TEST(PlanScale, AConfigNamedOnTheCommandLine) {
   EXPECT_EQ(files[0]["values"][0]["form"], "constant");
   EXPECT_EQ(files[1]["file"], "cfg/run.json");
   EXPECT_EQ(files[1]["values"][0], json({{"key", "epochs"}, {"value", "30"}, {"line", 3}, {"form", "config_key"}}));
+}
+
+// The planner hands a file to the shared scale rules only when it could hold a scale value (a speed
+// pre-filter); every form of every key must still be found, upper case and dashed keys included,
+// exactly as the verifier's own call of the rules finds them.
+TEST(PlanScale, ThePreFilterKeepsEveryValueTheSharedRulesFind) {
+  r2r::test::temp_dir dir;
+  const std::pair<const char*, const char*> files[] = {
+      {"a.py", "MAX_ITERS = 10\nNUM_EPOCHS = 3\nRESOLUTION = 256\n"},
+      {"b.py",
+       "import argparse\np = argparse.ArgumentParser()\np.add_argument('--d-model', default=512)\n"
+       "p.add_argument('--cfg', default='cfg/x.yaml')\n"},
+      {"c.py", "def f(bs=8):\n    return bs\nBS = 4\n"},
+      {"d.yaml", "D-Model: 64\nn-embd: 32\nSubset: 100\n"},
+      {"e.py", "x = 1\ny = torch.relu(x)\n"}};
+  std::size_t expected = 0;
+  for (const auto& [name, text] : files) {
+    write_file(dir.path(), name, text);
+    expected += r2r::sdk::scan_scale_values(name, text).size();
+  }
+  const auto fp = scan_repository(dir.path(), builtin_knowledge());
+  EXPECT_GE(expected, 8u);
+  EXPECT_EQ(fp.scale_values.size(), expected);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // repo2rocm command line. Global options may appear anywhere; each command accepts only its own
 // options on top of them (an option of another command is a usage error, exit 2).
+#include "batch_command.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 
@@ -59,7 +60,7 @@ const std::vector<command>& commands() {
        &r2r::cli::run_sandbox_doctor},
       {"plan",
        "repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF] [--pipeline FILE] "
-       "[--cache-dir DIR] [--state-dir DIR] [--json]",
+       "[--cache-dir DIR] [--state-dir DIR] [--paper FILE] [--json]",
        "Clone or open SOURCE (URL or local git repository) at --commit (SHA, tag or branch; default: the\n"
        "default branch), fingerprint it, rank ROCm base images for --arch with the pipeline's `rank` stage\n"
        "(default: r2r.ranker.jaccard), and write fingerprint.json, plan.json, Dockerfile and repo.tar\n"
@@ -68,8 +69,10 @@ const std::vector<command>& commands() {
        "$R2R_CACHE_DIR or ~/.cache/repo2rocm/repos); image failures are read from --state-dir (default\n"
        "$R2R_STATE_DIR or ~/.local/state/repo2rocm). A private https repository's token is read from\n"
        "R2R_GIT_TOKEN. Exit 0 when the plan was written (it may still list blocking hazards), 1 when\n"
-       "the source could not be read or planning failed, 2 for usage errors (missing path, unknown commit).",
-       {"commit", "arch", "out", "base-image", "pipeline", "cache-dir", "state-dir"},
+       "the source could not be read or planning failed, 2 for usage errors (missing path, unknown commit).\n"
+       "--paper FILE (PDF, .txt, .md or .tex) takes the Mode 2 target from the paper's results when one\n"
+       "is tied to the workload by name; the plan lists the candidates otherwise (docs/mode2-paper.md).",
+       {"commit", "arch", "out", "base-image", "pipeline", "cache-dir", "state-dir", "paper"},
        &r2r::cli::run_plan},
       {"llm ping",
        "repo2rocm llm ping --pipeline FILE [--instance NAME] [--json]",
@@ -96,7 +99,7 @@ const std::vector<command>& commands() {
        &r2r::cli::run_port},
       {"run",
        "repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] [--commit REF] "
-       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--until STAGE] [--json]",
+       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--paper FILE] [--until STAGE] [--json]",
        "Make SOURCE (URL or local git repository) run on ROCm and verify it: intake, plan, port (hipify,\n"
        "hazard scan, hipcc build check), environment (the plan's image, built in the sandbox: Docker when an\n"
        "engine answers, else bubblewrap), execute, verify, bundle, in --run-dir (default\n"
@@ -107,7 +110,7 @@ const std::vector<command>& commands() {
        "run uses. --until STAGE stops after that stage (exit 0). Exit 0 verified (mode 0: the README ran on a\n"
        "ROCm device), 3 not verified (mode 0: a README step failed), 4 no ROCm device, 1 error (or a stage\n"
        "not available in this build), 2 usage. See docs/run.md.",
-       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir", "until"},
+       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir", "paper", "until"},
        &r2r::cli::run_run},
       {"execute",
        "repo2rocm execute --plan PLAN.json --pipeline FILE --run-dir DIR [--workspace SRC] [--max-turns N] "
@@ -157,6 +160,8 @@ void print_usage(std::ostream& out, const po::options_description& global) {
   out << "repo2rocm " << R2R_VERSION << " - make CUDA research repositories run faithfully on AMD GPUs (ROCm)\n\n"
       << "usage: repo2rocm [global options] COMMAND [arguments]\n\ncommands:\n";
   for (const auto& c : commands()) out << "  " << c.synopsis << "\n";
+  out << "  repo2rocm batch MANIFEST [--scheduler ID] [--gpus 0,1] [--max-usd X] [--out DIR] [--resume] ...\n"
+      << "  repo2rocm batch report DIR\n";
   out << "\n"
       << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error, 3 not verified, 4 no ROCm device\n"
       << "`repo2rocm COMMAND --help` describes one command.\n";
@@ -165,6 +170,8 @@ void print_usage(std::ostream& out, const po::options_description& global) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `batch` has its own option table (core/src/cli/batch_command.cpp, docs/batch.md).
+  if (r2r::cli::is_batch_command(argc, argv)) return r2r::cli::run_batch_main(argc, argv);
   po::options_description global("global options");
   global.add_options()("help,h", "show help (for a command: repo2rocm COMMAND --help)")(
       "version", "print the version and plugin ABI")("log-level", po::value<std::string>()->default_value("warn"),
@@ -195,6 +202,8 @@ int main(int argc, char** argv) {
       "run-dir", po::value<std::string>(),
       "run: run directory (an existing one is resumed); execute: new or empty run directory")(
       "plan", po::value<std::string>(), "execute, verify-evidence: plan.json of the run")(
+      "paper", po::value<std::string>(),
+      "plan, run: the paper (PDF, .txt, .md, .tex) whose results give the Mode 2 target")(
       "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
       "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
       "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)")(

@@ -58,12 +58,15 @@ int run_plan(const cli_context& ctx) {
   request.source = intake->source;
   request.url = intake->url;
   request.commit = intake->commit;
+  request.notes = intake->notes;
+  request.content_hash = intake->content_hash;
   request.arch = *arch;
   request.base_image = ctx.option("base-image");
   request.state_dir =
       ctx.option("state-dir").empty() ? run::default_state_dir() : std::filesystem::path(ctx.option("state-dir"));
   request.ranker = session->session->stages().empty() ? nullptr : session->session->stages().front().instance;
   auto planned = run::make_plan(request);
+  if (!ctx.option("paper").empty()) request.paper = std::filesystem::absolute(ctx.option("paper"));
   if (!planned)
     return report_error(ctx, planned.error(), planned.error().where == core::phase::config ? exit_usage : exit_error);
   const auto& fp = planned->fp;

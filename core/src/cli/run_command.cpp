@@ -53,6 +53,7 @@ int run_run(const cli_context& ctx) {
   o.cache_dir = ctx.option("cache-dir").empty() ? run::default_cache_dir() : fs::path(ctx.option("cache-dir"));
   o.state_dir = ctx.option("state-dir").empty() ? run::default_state_dir() : fs::path(ctx.option("state-dir"));
   if (!ctx.option("run-dir").empty()) o.run_dir = fs::absolute(ctx.option("run-dir")).lexically_normal();
+  if (!ctx.option("paper").empty()) o.paper = fs::absolute(ctx.option("paper")).lexically_normal();
   e.last_stage = ctx.option("until");
 
   // The pipeline: --pipeline FILE, else the built-in copy of configs/pipelines/run.json (mode 2:

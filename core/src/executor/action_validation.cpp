@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/core/embedded_schemas.hpp>
-#include <r2r/core/shell_command.hpp>
 #include <r2r/executor/action.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,10 +12,10 @@ namespace {
 // `pip install x`, `python3 -m pip install x`, `uv pip install x`, `apt-get install -y x`,
 // `conda install x` -> {manager, packages}; an empty manager when the command is not one install.
 std::pair<std::string, std::vector<std::string>> parse_install(const std::string& command) {
-  const auto commands = core::shell::analyze(command);
+  const auto commands = shell::analyze(command);
   if (commands.size() != 1 || commands[0].argv.empty()) return {};
   const auto& argv = commands[0].argv;
-  const std::string prog = core::shell::program_name(argv[0]);
+  const std::string prog = shell::program_name(argv[0]);
   std::size_t i = 1;
   std::string manager;
   if (prog == "pip" || prog == "pip3") {

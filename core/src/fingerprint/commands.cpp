@@ -167,11 +167,13 @@ std::optional<entry_point> command_entry_point(const scan_state& s, std::string_
       e.runnable = false;
       e.why_not = "runs " + rel + ", which is not in the repository";
     }
+    e.own = s.files.count(rel) > 0 && text::contains(rel, ".py");
   }
   if (!module.empty() && e.launcher != "vllm") {
     std::string path = module;
     std::replace(path.begin(), path.end(), '.', '/');
     const bool local = s.files.count(path + ".py") || s.files.count(path + "/__main__.py");
+    e.own = local;
     const std::string top = module.substr(0, module.find('.'));
     if (top == "pip" || top == "venv" || top == "ensurepip" || module == "torch.utils.collect_env") {
       return std::nullopt;

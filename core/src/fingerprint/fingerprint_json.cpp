@@ -6,6 +6,9 @@ namespace r2r::planning {
 
 void to_json(nlohmann::json& j, const finding& f) {
   j = nlohmann::json{{"kind", f.kind}, {"name", f.name}, {"detail", f.detail}, {"file", f.file}, {"line", f.line}};
+  if (!f.scope.empty()) j["scope"] = f.scope;
+  if (!f.source.empty()) j["source"] = f.source;
+  if (!f.alternative.empty()) j["alternative"] = f.alternative;
 }
 
 void to_json(nlohmann::json& j, const dependency& d) {
@@ -13,12 +16,15 @@ void to_json(nlohmann::json& j, const dependency& d) {
                      {"source", d.source}, {"optional", d.optional},   {"file", d.file},     {"line", d.line}};
   if (!d.local_version.empty()) j["local_version"] = d.local_version;
   if (!d.url.empty()) j["url"] = d.url;
+  j["scope"] = d.scope;
+  if (!d.via.empty()) j["via"] = d.via;
 }
 
 void to_json(nlohmann::json& j, const entry_point& e) {
   j = nlohmann::json{{"command", e.command},   {"launcher", e.launcher}, {"kind", e.kind}, {"source", e.source},
                      {"runnable", e.runnable}, {"file", e.file},         {"line", e.line}};
   if (!e.why_not.empty()) j["why_not"] = e.why_not;
+  if (e.own) j["own"] = true;
 }
 
 void to_json(nlohmann::json& j, const metric_claim& m) {

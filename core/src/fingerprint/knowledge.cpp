@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/planning/knowledge.hpp>
 #include <r2r/sdk/package_name.hpp>
+#include <r2r/support/knowledge.hpp>
 
 #include <cctype>
 #include <stdexcept>
@@ -18,7 +19,9 @@ extern const unsigned data_file_count;
 
 namespace {
 
+/// The image catalog is embedded here; the knowledge tables are r2r::knowledge's (parsed once).
 nlohmann::json embedded(std::string_view name) {
+  if (name != "catalog") return ::r2r::knowledge::table(name);
   for (unsigned i = 0; i < generated::data_file_count; ++i) {
     if (generated::data_files[i].name == name) return nlohmann::json::parse(generated::data_files[i].text);
   }
@@ -27,7 +30,8 @@ nlohmann::json embedded(std::string_view name) {
 
 package_rule rule_from(const nlohmann::json& j) {
   return package_rule{j.at("action").get<std::string>(), j.value("with", std::string()),
-                      j.value("install", std::string()), j.value("note", std::string())};
+                      j.value("install", std::string()), j.value("note", std::string()),
+                      j.value("alternative", std::string())};
 }
 
 knowledge load() {
@@ -44,6 +48,12 @@ knowledge load() {
   const auto cuda = embedded("cuda_packages");
   for (const auto& [name, rule] : cuda.at("packages").items()) k.packages[normalise_name(name)] = rule_from(rule);
   for (const auto& [prefix, rule] : cuda.at("prefixes").items()) k.prefixes[prefix] = rule_from(rule);
+  if (const auto extras = cuda.find("extras"); extras != cuda.end()) {
+    for (const auto& [package, rules] : extras->items()) {
+      for (const auto& [extra, rule] : rules.items())
+        k.extras[normalise_name(package)].emplace_back(extra, rule_from(rule));
+    }
+  }
   k.catalog = embedded("catalog");
   return k;
 }
@@ -65,6 +75,15 @@ const package_rule* knowledge::rule_for(std::string_view normalised) const {
     }
   }
   return best;
+}
+
+const package_rule* knowledge::extra_rule_for(std::string_view normalised, std::string_view extra) const {
+  const auto it = extras.find(std::string(normalised));
+  if (it == extras.end()) return nullptr;
+  for (const auto& [prefix, rule] : it->second) {
+    if (extra.substr(0, prefix.size()) == prefix) return &rule;
+  }
+  return nullptr;
 }
 
 std::string knowledge::package_of_import(std::string_view module) const {

@@ -145,6 +145,7 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
     e.command = "python " + rel;
     e.launcher = "script-file";
     e.source = "python-main";
+    e.own = true;
     e.kind = classify_words(rel, "");
     e.file = rel;
     e.line = main_line;
@@ -213,6 +214,7 @@ void scan_shell_script(scan_state& s, const std::string& rel, std::string_view c
       s.fp.hazards.push_back({"nvidia_smi", rel, "calls nvidia-smi: use rocm-smi or amd-smi on ROCm: " + std::string(t),
                               rel, static_cast<int>(i) + 1});
     }
+    if (text::contains(t, "install")) scan_install_command(s, t, "script", rel, static_cast<int>(i) + 1);
     if (auto inner = command_entry_point(s, t, "scripts", rel, static_cast<int>(i) + 1)) {
       runs_something = runs_something || inner->runnable;
       if (inner_kind.empty() && inner->runnable) inner_kind = inner->kind;

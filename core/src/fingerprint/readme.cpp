@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The README: commands in fenced shell blocks (continuation lines joined, `$ ` prompts removed),
-// assets (Hugging Face models/datasets, Google Drive, wget/curl downloads) and metric claims
+// The README: commands of its fenced shell blocks (read by support/text, the one README command
+// parser) as workloads and install lines, assets (Hugging Face models/datasets, Google Drive, wget/curl downloads) and
+// metric claims
 // (`accuracy: 92.3`, `2.1x speedup`, `perplexity of 5.6`) outside code blocks.
 #include "scan_parts.hpp"
 #include "text_util.hpp"
+
+#include <r2r/support/text/fences.hpp>
+#include <r2r/support/text/readme_commands.hpp>
 
 #include <cctype>
 #include <cmath>
@@ -13,12 +17,6 @@
 
 namespace r2r::planning::detail {
 namespace {
-
-bool shell_fence(std::string_view lang) {
-  const std::string l = text::lower(text::trim(lang));
-  return l.empty() || l == "bash" || l == "sh" || l == "shell" || l == "console" || l == "zsh" ||
-         l == "shell-session" || l == "sh-session" || l == "text" || l == "cmd";
-}
 
 void scan_assets(scan_state& s, const std::string& rel, std::string_view t, int ln) {
   static const std::regex hf_url(R"(huggingface\.co/(datasets/)?([A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+))");
@@ -102,36 +100,20 @@ void scan_metrics(scan_state& s, const std::string& rel, std::string_view t, int
 
 void scan_readme(scan_state& s, const std::string& rel, std::string_view content) {
   const auto lines = text::lines(content);
-  bool in_fence = false;
-  bool shell = false;
-  std::string fence;
+  std::vector<bool> fenced(lines.size() + 2, false);  // by 1-based line: inside a block or a fence line
+  for (const auto& b : ::r2r::text::fenced_blocks(content)) {
+    const int last = b.close_line != 0 ? b.close_line : static_cast<int>(lines.size());
+    for (int ln = b.open_line; ln <= last && ln < static_cast<int>(fenced.size()); ++ln) fenced[ln] = true;
+  }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const int ln = static_cast<int>(i) + 1;
     const std::string_view t = text::trim(lines[i]);
-    if (text::starts_with(t, "```") || text::starts_with(t, "~~~")) {
-      const std::string marker(t.substr(0, 3));
-      if (!in_fence) {
-        in_fence = true;
-        fence = marker;
-        shell = shell_fence(t.substr(3));
-      } else if (marker == fence) {
-        in_fence = false;
-      }
-      continue;
-    }
     scan_assets(s, rel, t, ln);
-    if (!in_fence) {
-      scan_metrics(s, rel, t, ln);
-      continue;
-    }
-    if (!shell || t.empty() || t.front() == '#') continue;
-    std::string command(t);
-    const int start_line = ln;
-    while (!command.empty() && command.back() == '\\' && i + 1 < lines.size()) {
-      command.pop_back();
-      command = std::string(text::trim(command)) + " " + std::string(text::trim(lines[++i]));
-    }
-    if (auto e = command_entry_point(s, command, "readme", rel, start_line)) s.fp.entry_points.push_back(std::move(*e));
+    if (!fenced[ln]) scan_metrics(s, rel, t, ln);
+  }
+  for (const auto& c : ::r2r::text::readme_commands(content)) {
+    scan_install_command(s, c.command, "readme", rel, c.line);
+    if (auto e = command_entry_point(s, c.command, "readme", rel, c.line)) s.fp.entry_points.push_back(std::move(*e));
   }
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // PEP 508 requirement lines and pip requirements files: -r/-c includes (relative to the including
 // file, cycles ignored), environment markers, extras, direct references, `+cuXXX` local versions,
-// and --index-url/--extra-index-url/--find-links (CUDA wheel indices flagged).
+// and --index-url/--extra-index-url/--find-links (CUDA wheel indices flagged). pip-tools lock files
+// (pip-compile output): per-requirement options (--hash) are dropped and the `# via` comment lines
+// under a pin are kept as its provenance.
 #include "scan_parts.hpp"
 #include "text_util.hpp"
 
@@ -116,8 +118,21 @@ std::optional<dependency> parse_requirement(std::string_view text_in, std::strin
   return d;
 }
 
+bool optional_requirements_name(const std::string& rel) {
+  const auto slash = rel.rfind('/');
+  const std::string name = text::lower(slash == std::string::npos ? rel : rel.substr(slash + 1));
+  for (const auto& w : text::alnum_words(name)) {
+    for (const char* o : {"dev", "develop", "test", "tests", "testing", "doc", "docs", "lint", "optional", "extra",
+                          "extras", "ci", "style", "typing"}) {
+      if (w == o) return true;
+    }
+  }
+  return false;
+}
+
 void scan_requirements_file(scan_state& s, const std::string& rel, const std::string& source_kind) {
   if (!s.requirement_files.insert(rel).second) return;
+  const bool optional_file = optional_requirements_name(rel);
   std::string content, why;
   if (!s.read(rel, content, why)) {
     s.problem(rel, 0, "cannot read requirements file: " + why);
@@ -125,8 +140,34 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
   }
   s.files.insert(rel);
   const auto lines = text::lines(content);
+  // The pin the next `# via` lines belong to, by index (an -r include appends and may reallocate).
+  std::size_t last = std::string::npos;
+  bool in_via = false;
+  auto add = [&](dependency d, int ln) {
+    d.source = source_kind;
+    d.file = rel;
+    d.line = ln;
+    d.optional = d.optional || optional_file;
+    s.fp.dependencies.push_back(std::move(d));
+    last = s.fp.dependencies.size() - 1;
+    in_via = false;
+  };
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const int ln = static_cast<int>(i) + 1;
+    if (const auto c = text::trim(lines[i]); !c.empty() && c.front() == '#') {
+      // pip-compile: "# via pkg" or "# via" followed by "#   pkg" / "#   -r requirements.in" lines.
+      const auto body = text::trim(c.substr(1));
+      if (last != std::string::npos && text::starts_with(body, "via")) {
+        in_via = body == "via";
+        if (!in_via && body.size() > 4 && body[3] == ' ')
+          s.fp.dependencies[last].via.emplace_back(text::trim(body.substr(4)));
+      } else if (last != std::string::npos && in_via && !body.empty() && c.size() > 2 && c[1] == ' ' && c[2] == ' ') {
+        s.fp.dependencies[last].via.emplace_back(body);
+      } else {
+        in_via = false;
+      }
+      continue;
+    }
     std::string line(lines[i]);
     while (!line.empty() && line.back() == '\\' && i + 1 < lines.size()) {
       line.pop_back();
@@ -135,6 +176,10 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
     if (auto hash = line.find(" #"); hash != std::string::npos) line = line.substr(0, hash);
     std::string_view t = text::trim(line);
     if (t.empty() || t.front() == '#') continue;
+    // Per-requirement options of a package line (--hash=..., --config-settings ...) name no package.
+    if (t.front() != '-') {
+      if (auto opt = t.find(" --"); opt != std::string_view::npos) t = text::trim(t.substr(0, opt));
+    }
     auto option_value = [&](std::string_view opt) -> std::optional<std::string> {
       if (!text::starts_with(t, opt)) return std::nullopt;
       std::string_view v = t.substr(opt.size());
@@ -144,11 +189,13 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
       return std::nullopt;
     };
     std::optional<std::string> v;
+    if (t.front() == '-') last = std::string::npos;  // an option line ends the previous pin's comments
     if ((v = option_value("-r")) || (v = option_value("--requirement"))) {
       const std::string target = lexically_join(parent_of(rel), *v);
       if (outside(target)) {
         s.problem(rel, ln, "includes " + *v + " (-r), which is outside the repository: not read");
       } else {
+        s.included_by.emplace(target, rel);
         scan_requirements_file(s, target, source_kind);
       }
     } else if ((v = option_value("-c")) || (v = option_value("--constraint"))) {
@@ -156,6 +203,7 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
       if (outside(target)) {
         s.problem(rel, ln, "constrains with " + *v + " (-c), which is outside the repository: not read");
       } else {
+        s.included_by.emplace(target, rel);
         scan_requirements_file(s, target, "constraints");
       }
     } else if ((v = option_value("--index-url")) || (v = option_value("-i")) ||
@@ -169,12 +217,7 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
       const std::string target(text::trim(t.substr(t.find(' ') + 1)));
       if (target == "." || target == "./") continue;  // the repository itself: installed by the plan
       std::string error;
-      if (auto d = parse_requirement(target, error)) {
-        d->source = source_kind;
-        d->file = rel;
-        d->line = ln;
-        s.fp.dependencies.push_back(std::move(*d));
-      }
+      if (auto d = parse_requirement(target, error)) add(std::move(*d), ln);
     } else if (t.front() == '-') {
       continue;  // other pip options (--no-binary, --pre, --hash ...) do not name packages
     } else if (t == "." || text::starts_with(t, "./") || text::starts_with(t, "../")) {
@@ -182,10 +225,7 @@ void scan_requirements_file(scan_state& s, const std::string& rel, const std::st
     } else {
       std::string error;
       if (auto d = parse_requirement(t, error)) {
-        d->source = source_kind;
-        d->file = rel;
-        d->line = ln;
-        s.fp.dependencies.push_back(std::move(*d));
+        add(std::move(*d), ln);
       } else {
         s.problem(rel, ln, error);
       }

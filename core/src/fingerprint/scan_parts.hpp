@@ -21,11 +21,15 @@ struct scan_state {
   fingerprint& fp;
   std::filesystem::path root;
   std::size_t max_file_bytes = 2 << 20;
-  std::set<std::string> files;              // every scanned relative path
-  std::set<std::string> local_modules;      // top-level importable names defined by the repository
-  std::map<std::string, finding> imports;   // top-level module -> first import site
-  std::set<std::string> requirement_files;  // already read (for -r / -c cycles)
-  const safe_fs::root* tree = nullptr;      // the repository; every read goes through it (never out)
+  std::set<std::string> files;                       // every scanned relative path
+  std::set<std::string> local_modules;               // top-level importable names defined by the repository
+  std::map<std::string, finding> imports;            // top-level module -> first import site
+  std::set<std::string> requirement_files;           // already read (for -r / -c cycles)
+  const safe_fs::root* tree = nullptr;               // the repository; every read goes through it (never out)
+  std::set<std::string> conda_files_named{};         // environment files a README names (conda env create -f)
+  std::set<std::string> conda_files_read{};          // environment files already read
+  std::set<std::string> named_by_command{};          // dependency files a README or script command names
+  std::map<std::string, std::string> included_by{};  // dependency file -> the file whose -r included it
 
   /// Reads `rel` beneath the repository: never through a link (a link inside the repository is read
   /// as its target when that resolves inside, one hop), never a FIFO or device, never more than
@@ -48,6 +52,25 @@ void scan_setup_py(scan_state& s, const std::string& rel, std::string_view text)
 void scan_setup_cfg(scan_state& s, const std::string& rel, std::string_view text);
 void scan_pyproject(scan_state& s, const std::string& rel, std::string_view text);
 void scan_conda_env(scan_state& s, const std::string& rel, std::string_view text);
+/// One conda package spec ("cudatoolkit=11.3", "nvidia::cuda-nvcc", "pytorch") found at rel:line.
+void add_conda_spec(scan_state& s, const std::string& rel, const std::string& spec, int line,
+                    const std::string& source);
+/// A conda channel; "nvidia" (the CUDA channel) is recorded as a `cuda_channel` index.
+void note_conda_channel(scan_state& s, const std::string& channel, const std::string& rel, int line);
+/// An environment file named by a command (`conda env create -f FILE`), read after the listing.
+void conda_file_named(scan_state& s, const std::string& path);
+/// pip/conda install commands of a README or script line: dependencies, -r files, channels, indices.
+/// `source` is the dependency source of what it names: "readme" or "script".
+void scan_install_command(scan_state& s, std::string_view command, const std::string& source, const std::string& rel,
+                          int line);
+
+/// The scope of a dependency file: required (top level, requirements/, named by a README command or
+/// included by a required file), optional (a dev/test/docs file; a helper directory's own file) or
+/// vendored (beneath third_party/, vendor/, external/... or a directory with its own setup.py or
+/// pyproject.toml). Needs the full listing (s.files).
+std::string file_scope(const scan_state& s, const std::string& rel);
+/// True when `rel` lies in a vendored directory (as file_scope describes).
+bool vendored_path(const scan_state& s, const std::string& rel);
 void scan_dockerfile(scan_state& s, const std::string& rel, std::string_view text);
 void scan_readme(scan_state& s, const std::string& rel, std::string_view text);
 void scan_shell_script(scan_state& s, const std::string& rel, std::string_view text);

@@ -78,6 +78,22 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// requirements*.txt / requirements*.in anywhere (pip-tools inputs too), and any .txt in a
+/// directory named requirements (a toolkit's requirements/*.txt).
+bool requirements_file(const std::string& lname, const std::string& dir) {
+  const bool txt = ends_with(lname, ".txt");
+  if (!txt && !ends_with(lname, ".in")) return false;
+  if (text::starts_with(lname, "requirements")) return true;
+  const auto slash = dir.rfind('/');
+  return txt && (slash == std::string::npos ? dir : dir.substr(slash + 1)) == "requirements";
+}
+
+/// environment*.yml, env*.yml named for conda, conda*.yml (any directory).
+bool conda_environment_file(const std::string& lname) {
+  if (!(ends_with(lname, ".yml") || ends_with(lname, ".yaml"))) return false;
+  return text::starts_with(lname, "environment") || text::starts_with(lname, "conda");
+}
+
 std::string preferred_workload(const std::set<std::string>& fw, const std::set<std::string>& pkgs) {
   if (pkgs.count("sglang")) return "sglang";
   if (pkgs.count("vllm")) return "vllm";
@@ -158,13 +174,13 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
       }
     } else if (ends_with(lname, ".cu") || ends_with(lname, ".cuh")) {
       if (read(rel)) detail::scan_cuda_source(s, rel, content);
-    } else if (ends_with(lname, ".txt") && text::starts_with(lname, "requirements") && (top || dir == "requirements")) {
+    } else if (requirements_file(lname, dir)) {
       detail::scan_requirements_file(s, rel, "requirements");
     } else if (top && name == "setup.cfg") {
       if (read(rel)) detail::scan_setup_cfg(s, rel, content);
     } else if (top && name == "pyproject.toml") {
       if (read(rel)) detail::scan_pyproject(s, rel, content);
-    } else if (top && (name == "environment.yml" || name == "environment.yaml")) {
+    } else if (conda_environment_file(lname)) {
       if (read(rel)) detail::scan_conda_env(s, rel, content);
     } else if (top && name == ".python-version") {
       if (read(rel)) detail::scan_python_version_file(s, rel, content);
@@ -176,6 +192,10 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
     } else if (ends_with(lname, ".sh") && (top || dir == "scripts")) {
       if (read(rel)) detail::scan_shell_script(s, rel, content);
     }
+  }
+  // Environment files a README names (`conda env create -f envs/gpu.yml`) whatever their name.
+  for (const auto& rel : std::set<std::string>(s.conda_files_named)) {
+    if (s.files.count(rel) && !s.conda_files_read.count(rel) && read(rel)) detail::scan_conda_env(s, rel, content);
   }
   if (fp.build_system.empty()) fp.build_system = "none";
   detail::resolve_kernel_builds(s);
@@ -197,6 +217,11 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
   }
   std::set<std::string> desired;
   std::map<std::string, finding> first_site;  // package -> where it is first declared or imported
+  for (auto& d : fp.dependencies) {
+    d.scope = detail::file_scope(s, d.file);
+    if (d.optional && d.scope == "required") d.scope = "optional";
+    d.optional = d.scope != "required";
+  }
   for (const auto& d : fp.dependencies) {
     if (d.optional || d.source == "build-system" || d.source == "constraints") continue;
     desired.insert(d.name);
@@ -222,14 +247,40 @@ fingerprint scan_repository(const std::filesystem::path& root, const knowledge& 
   }
   fp.frameworks.assign(frameworks.begin(), frameworks.end());
 
+  // CUDA-sensitive packages: one entry per package and scope, declared sources before README and
+  // script install lines, then imports no file declares.
   std::set<std::string> seen_rules;
-  auto note_cuda = [&](const std::string& name, const std::string& file, int line) {
-    const auto* rule = k.rule_for(name);
-    if (rule == nullptr || !seen_rules.insert(name).second) return;
-    fp.cuda_packages.push_back({rule->action, name, rule->note, file, line});
+  auto note_cuda = [&](const std::string& name, const package_rule* rule, const std::string& source,
+                       const std::string& scope, const std::string& file, int line) {
+    if (rule == nullptr || !seen_rules.insert(name + "\n" + scope).second) return;
+    finding f{rule->action, name, rule->note, file, line};
+    f.scope = scope;
+    f.source = source;
+    f.alternative = rule->alternative;
+    fp.cuda_packages.push_back(std::move(f));
   };
-  for (const auto& d : fp.dependencies) note_cuda(d.name, d.file, d.line);
-  for (const auto& [package, site] : third_party) note_cuda(package, site->file, site->line);
+  auto note_dependency = [&](const dependency& d) {
+    note_cuda(d.name, k.rule_for(d.name), d.source, d.scope, d.file, d.line);
+    for (const auto& extra : d.extras) {
+      const std::string extra_name = d.name + "[" + extra + "]";
+      note_cuda(extra_name, k.extra_rule_for(d.name, text::lower(extra)), d.source, d.scope, d.file, d.line);
+    }
+  };
+  for (const auto& d : fp.dependencies) {
+    if (d.source != "readme" && d.source != "script") note_dependency(d);
+  }
+  for (const auto& d : fp.dependencies) {
+    if (d.source == "readme" || d.source == "script") note_dependency(d);
+  }
+  std::set<std::string> declared;
+  for (const auto& d : fp.dependencies) declared.insert(d.name);
+  for (const auto& [module, site] : s.imports) {
+    if (k.stdlib.count(module) || s.local_modules.count(module) || module.front() == '_') continue;
+    const std::string package = k.package_of_import(module);
+    if (declared.count(package)) continue;
+    const std::string scope = detail::vendored_path(s, site.file) ? "vendored" : "required";
+    note_cuda(package, k.rule_for(package), "import", scope, site.file, site.line);
+  }
   for (const auto& d : fp.dependencies) {
     if (!d.local_version.empty() && text::starts_with(d.local_version, "+cu")) {
       fp.hazards.push_back(

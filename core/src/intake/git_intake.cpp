@@ -175,7 +175,7 @@ int collect_submodule(git_submodule*, const char* name, void* payload) {
 }
 
 core::result<void> update_submodules(git_repository* repo, const std::string& prefix, transfer_state& st,
-                                     std::vector<submodule_checkout>& out, int depth) {
+                                     std::vector<submodule_checkout>& out, std::vector<intake_note>& notes, int depth) {
   if (depth > 8) return core::fail(core::phase::io, "submodules nested deeper than 8 levels under " + prefix);
   submodule_walk walk;
   if (git_submodule_foreach(repo, collect_submodule, &walk) != 0) {
@@ -209,19 +209,75 @@ core::result<void> update_submodules(git_repository* repo, const std::string& pr
       }
     }
     if (git_submodule_update(sm.p, 1, &so) != 0) {
-      return core::fail(core::phase::io,
-                        "submodule " + path + " (" + (url ? url : "?") + ") could not be fetched: " + last_git_error() +
-                            "; check that its URL is reachable",
-                        "", path);
+      notes.push_back({"submodule_not_fetched", path,
+                       "submodule " + path + " not fetched: kernels inside are not scanned (" +
+                           std::string(url ? url : "?") + ": " + last_git_error() + ")"});
+      continue;
     }
     const git_oid* head = git_submodule_head_id(sm.p);
     out.push_back({path, url ? url : "", head ? oid_hex(head) : ""});
     repo_ptr sub;
     if (git_submodule_open(&sub.p, sm.p) == 0) {
-      if (auto r = update_submodules(sub.p, path + "/", st, out, depth + 1); !r) return r;
+      if (auto r = update_submodules(sub.p, path + "/", st, out, notes, depth + 1); !r) return r;
     }
   }
   return {};
+}
+
+/// A plain directory's snapshot (see intake.hpp): blobs are read from `path` through a repository
+/// whose git directory lives in the cache (nothing is written into `path`), committed with a fixed
+/// signature, then checked out into the cache directory.
+core::result<intake_result> snapshot_directory(const std::string& path, const parsed_source& parsed,
+                                               const intake_options& options, intake_result result) {
+  if (!options.commit.empty()) {
+    return core::fail(core::phase::usage,
+                      path + " is a plain directory (no .git): it has no commit '" + options.commit +
+                          "' to check out; drop --commit (the plan pins the directory by a content hash)",
+                      "", path);
+  }
+  std::error_code ec;
+  const auto dir = options.cache_dir / cache_key("dir:" + parsed.redacted);
+  std::filesystem::remove_all(dir, ec);
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return core::fail(core::phase::io, "cannot create the snapshot directory: " + ec.message(), "", dir.string());
+  repo_ptr repo;
+  if (git_repository_init(&repo.p, dir.c_str(), 0) != 0 || git_repository_set_workdir(repo.p, path.c_str(), 0) != 0) {
+    return core::fail(core::phase::io, "cannot start a snapshot of " + path + ": " + last_git_error(), "", path);
+  }
+  git_index* raw_index = nullptr;
+  if (git_repository_index(&raw_index, repo.p) != 0) {
+    return core::fail(core::phase::io, "cannot open the snapshot index: " + last_git_error(), "", path);
+  }
+  std::unique_ptr<git_index, void (*)(git_index*)> index(raw_index, git_index_free);
+  git_oid tree_id, commit_id;
+  git_signature* raw_sig = nullptr;
+  if (git_index_add_all(index.get(), nullptr, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr) != 0 ||
+      git_index_write_tree(&tree_id, index.get()) != 0 ||
+      git_signature_new(&raw_sig, "repo2rocm", "repo2rocm@localhost", 0, 0) != 0) {
+    return core::fail(core::phase::io, "reading " + path + " into a snapshot failed: " + last_git_error(), "", path);
+  }
+  std::unique_ptr<git_signature, void (*)(git_signature*)> sig(raw_sig, git_signature_free);
+  object_ptr tree;
+  if (git_object_lookup(&tree.p, repo.p, &tree_id, GIT_OBJECT_TREE) != 0 ||
+      git_commit_create(&commit_id, repo.p, "HEAD", sig.get(), sig.get(), nullptr,
+                        "repo2rocm snapshot of a plain directory\n", reinterpret_cast<git_tree*>(tree.p), 0,
+                        nullptr) != 0) {
+    return core::fail(core::phase::io, "committing the snapshot of " + path + " failed: " + last_git_error(), "", path);
+  }
+  if (git_repository_set_workdir(repo.p, dir.c_str(), 0) != 0) {
+    return core::fail(core::phase::io, "cannot check out the snapshot: " + last_git_error(), "", dir.string());
+  }
+  if (auto r = checkout_commit(repo.p, commit_id); !r) return tl::unexpected(r.error());
+  result.commit = oid_hex(&commit_id);
+  result.content_hash = "git-tree:" + oid_hex(&tree_id);
+  result.worktree = dir;
+  result.notes.push_back({"unpinned_directory", path,
+                          path +
+                              " is a plain directory (no .git): no commit of the project pins it; planned from a "
+                              "snapshot of its files, content hash " +
+                              result.content_hash + " (snapshot commit " + result.commit +
+                              "; the same files give the same hash)"});
+  return result;
 }
 
 }  // namespace
@@ -245,11 +301,16 @@ core::result<intake_result> acquire_repository(const std::string& source, const 
     if (auto checked = detail::check_local_git_dir(path); !checked) return tl::unexpected(checked.error());
     repo_ptr probe;
     if (git_repository_open_ext(&probe.p, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) {
-      return core::fail(core::phase::usage,
-                        path +
-                            " is not a git repository: expected a directory with a .git (or a bare repository); "
-                            "run `git init && git add -A && git commit` there, or give the repository's URL",
-                        "", path);
+      std::error_code dir_ec;
+      if (std::filesystem::exists(std::filesystem::path(path) / ".git", dir_ec) ||
+          !std::filesystem::is_directory(path, dir_ec)) {
+        return core::fail(core::phase::usage,
+                          path +
+                              " is not a git repository: expected a directory with a .git (or a bare repository), or "
+                              "a plain directory of files; give the repository's URL or the directory",
+                          "", path);
+      }
+      return snapshot_directory(path, *parsed, options, std::move(result));
     }
   }
 
@@ -320,7 +381,8 @@ core::result<intake_result> acquire_repository(const std::string& source, const 
   auto sha = resolve_commit(repo.p, options.commit, parsed->redacted, default_ref, id);
   if (!sha) return tl::unexpected(sha.error());
   if (auto r = checkout_commit(repo.p, id); !r) return tl::unexpected(r.error());
-  if (auto r = update_submodules(repo.p, "", st, result.submodules, 0); !r) return tl::unexpected(r.error());
+  if (auto r = update_submodules(repo.p, "", st, result.submodules, result.notes, 0); !r)
+    return tl::unexpected(r.error());
   result.commit = *sha;
   result.worktree = dir;
   return result;

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace r2r::memory {
 namespace {
@@ -28,7 +29,7 @@ std::string message_of(sqlite3* db) {
 /// A prepared statement, finalised on scope exit.
 class statement {
  public:
-  statement(sqlite3* db, const char* sql) : db_(db) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  statement(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
   ~statement() { sqlite3_finalize(stmt_); }
   statement(const statement&) = delete;
   statement& operator=(const statement&) = delete;
@@ -45,7 +46,6 @@ class statement {
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_ERROR;
 };
@@ -68,6 +68,60 @@ result<std::int64_t> pragma_int(sqlite3* db, const char* sql, const std::string&
   return s.integer(0);
 }
 
+std::string not_a_memory(const std::string& path, const std::string& found) {
+  return "causal memory " + path + " is not a usable repo2rocm memory (" + found +
+         "); move the file aside (it is left untouched) or point the memory at another path, and a new memory "
+         "will be created there";
+}
+
+/// PRAGMA journal_mode=WAL takes an exclusive lock and, while another connection holds the file,
+/// answers SQLITE_BUSY without calling the busy handler; two processes opening one new memory at
+/// once meet exactly that, so the switch is retried here within the same bound as the busy timeout.
+result<void> switch_to_wal(sqlite3* db, const std::string& path, std::chrono::milliseconds bound) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  for (;;) {
+    statement s(db, "PRAGMA journal_mode=WAL");
+    const int rc = s.ok() ? sqlite3_step(s.get()) : sqlite3_errcode(db);
+    if (rc == SQLITE_ROW && s.text(0) == "wal") return {};
+    const int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline) {
+      const std::string found = rc == SQLITE_ROW ? "the journal stayed " + s.text(0) : message_of(db);
+      return fail(phase::io, "causal memory: switching to WAL failed: " + found, {}, path);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+/// What the file's header says, read in one transaction so that another process creating the
+/// schema cannot be seen half-way (an id of 0 beside a non-empty table list).
+struct header {
+  std::int64_t application = 0;
+  std::int64_t version = 0;
+  std::int64_t tables = 0;
+};
+
+result<header> read_header(sqlite3* db, const std::string& path) {
+  if (auto r = exec(db, "BEGIN", path, "starting the header read"); !r) return tl::unexpected(r.error());
+  auto read = [&]() -> result<header> {
+    header h;
+    // The first statement reads the file: one that is not SQLite fails here.
+    auto app = pragma_int(db, "PRAGMA application_id", path);
+    if (!app) return fail(phase::io, not_a_memory(path, message_of(db)), {}, path);
+    auto version = pragma_int(db, "PRAGMA user_version", path);
+    if (!version) return tl::unexpected(version.error());
+    auto tables = pragma_int(db, "SELECT count(*) FROM sqlite_master", path);
+    if (!tables) return fail(phase::io, not_a_memory(path, tables.error().message), {}, path);
+    h.application = *app;
+    h.version = *version;
+    h.tables = *tables;
+    return h;
+  };
+  auto h = read();
+  // A read transaction writes nothing; ending it cannot lose data, so its own error is not the news.
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  return h;
+}
+
 std::int64_t unix_seconds(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
@@ -79,12 +133,6 @@ std::string iso_date(std::int64_t seconds) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-std::string not_a_memory(const std::string& path, const std::string& found) {
-  return "causal memory " + path + " is not a usable repo2rocm memory (" + found +
-         "); move the file aside (it is left untouched) or point the memory at another path, and a new memory "
-         "will be created there";
 }
 
 }  // namespace
@@ -145,27 +193,22 @@ result<causal_memory> causal_memory::open(const std::string& path) {
                     "); check that its directory exists and is writable",
                 {}, path);
   }
-  sqlite3_busy_timeout(db.get(), 10000);
+  constexpr std::chrono::milliseconds lock_bound{10000};
+  sqlite3_busy_timeout(db.get(), static_cast<int>(lock_bound.count()));
   sqlite3_extended_result_codes(db.get(), 1);
-  // The first statement reads the header: a file that is not SQLite fails here.
-  auto app = pragma_int(db.get(), "PRAGMA application_id", path);
-  if (!app) return fail(phase::io, not_a_memory(path, message_of(db.get())), {}, path);
-  auto version = pragma_int(db.get(), "PRAGMA user_version", path);
-  if (!version) return tl::unexpected(version.error());
-  auto tables = pragma_int(db.get(), "SELECT count(*) FROM sqlite_master", path);
-  if (!tables) return fail(phase::io, not_a_memory(path, tables.error().message), {}, path);
-  if (*app != application_id && (*app != 0 || *tables != 0)) {
+  auto h = read_header(db.get(), path);
+  if (!h) return tl::unexpected(h.error());
+  if (h->application != application_id && (h->application != 0 || h->tables != 0)) {
     return fail(phase::io, not_a_memory(path, "another application's SQLite database"), {}, path);
   }
-  if (*version > schema_version) {
+  if (h->version > schema_version) {
     return fail(phase::io,
-                "causal memory " + path + " has schema version " + std::to_string(*version) +
+                "causal memory " + path + " has schema version " + std::to_string(h->version) +
                     ", newer than this repo2rocm supports (" + std::to_string(schema_version) +
                     "); upgrade repo2rocm or use another memory file",
                 {}, path);
   }
-  if (auto r = exec(db.get(), "PRAGMA journal_mode=WAL", path, "switching to WAL"); !r)
-    return tl::unexpected(r.error());
+  if (auto r = switch_to_wal(db.get(), path, lock_bound); !r) return tl::unexpected(r.error());
   if (auto r = exec(db.get(), "BEGIN IMMEDIATE", path, "starting the migration"); !r) return tl::unexpected(r.error());
   // Another process may have migrated between the check above and the lock.
   auto locked_version = pragma_int(db.get(), "PRAGMA user_version", path);

@@ -4,6 +4,10 @@
 #include <r2r/planning/plan.hpp>
 
 #include "fingerprint/text_util.hpp"
+#include "paper_target.hpp"
+#include "workload_rank.hpp"
+
+#include <r2r/paper/metrics.hpp>
 
 #include <algorithm>
 #include <map>
@@ -80,24 +84,9 @@ json where(const std::string& file, int line) {
   return {{"file", file}, {"line", line}};
 }
 
-// Metric classes and their default tolerances (docs/planning.md, ROCM.md "Mode 2").
-struct metric_class {
-  const char* name;
-  const char* direction;
-  const char* tolerance_kind;
-  double tolerance;
-};
-metric_class class_of(const std::string& metric) {
-  static const std::set<std::string> accuracy = {"accuracy", "top-5", "f1",  "bleu", "rouge",
-                                                 "rouge-l",  "miou",  "map", "auc"};
-  if (accuracy.count(metric)) return {"accuracy", "higher", "absolute", 3.0};
-  if (metric == "loss" || metric == "perplexity") return {"loss", "lower", "relative", 0.05};
-  if (metric == "speedup") return {"ratio", "higher", "relative", 0.15};
-  if (metric == "throughput") return {"throughput", "higher", "relative", 0.25};
-  if (metric == "latency") return {"latency", "lower", "relative", 0.25};
-  const bool lower = metric == "fid" || metric == "wer";
-  return {"other", lower ? "lower" : "higher", "relative", 0.15};
-}
+// Metric classes and their default tolerances: one table for README and paper metrics
+// (paper/metrics.hpp; docs/planning.md, ROCM.md "Mode 2").
+using paper::classify_metric;
 
 json choose_metric(const fingerprint& fp, json& note) {
   std::map<std::pair<std::string, double>, const metric_claim*> distinct;
@@ -118,7 +107,7 @@ json choose_metric(const fingerprint& fp, json& note) {
     return nullptr;
   }
   const metric_claim& m = *distinct.begin()->second;
-  const auto cls = class_of(m.name);
+  const auto cls = classify_metric(m.name);
   note = "the README states exactly one metric value";
   // Mode 2 reads the value by this rule and refuses readings that differ in qualifier, so the
   // README's own qualifier ("test accuracy", "top-1 accuracy") selects among them.
@@ -181,31 +170,6 @@ json choose_scale(const fingerprint& fp, const json& workload) {
   return out;
 }
 
-json choose_workload(const fingerprint& fp, json& rejected) {
-  auto source_rank = [](const std::string& s) { return s == "readme" ? 0 : s == "scripts" ? 1 : 2; };
-  auto kind_rank = [](const std::string& k) { return k == "train" ? 0 : k == "infer" ? 1 : k == "eval" ? 2 : 3; };
-  const entry_point* best = nullptr;
-  for (const auto& e : fp.entry_points) {
-    if (!e.runnable) {
-      rejected.push_back({{"command", e.command}, {"why_not", e.why_not}, {"file", e.file}, {"line", e.line}});
-      continue;
-    }
-    if (e.kind == "other" && e.source != "readme") continue;  // a stray script is not the official workload
-    if (best == nullptr || std::make_pair(source_rank(e.source), kind_rank(e.kind)) <
-                               std::make_pair(source_rank(best->source), kind_rank(best->kind))) {
-      best = &e;
-    }
-  }
-  if (best == nullptr) return nullptr;
-  const std::string reason = best->source == "readme" ? "the README's " + best->kind + " command"
-                             : best->source == "scripts"
-                                 ? "the repository's " + best->kind + " script"
-                                 : "a " + best->kind + " script with a __main__ block and no required arguments";
-  return {{"command", best->command}, {"kind", best->kind}, {"launcher", best->launcher},
-          {"source", best->source},   {"file", best->file}, {"line", best->line},
-          {"reason", reason}};
-}
-
 }  // namespace
 
 json build_plan(const plan_inputs& in, const knowledge& k) {
@@ -213,6 +177,9 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   json plan;
   plan["schema_version"] = 1;
   plan["repository"] = {{"source", fp.source}, {"url", fp.url}, {"commit", fp.commit}};
+  if (!in.content_hash.empty()) plan["repository"]["content_hash"] = in.content_hash;
+  plan["notes"] = json::array();
+  for (const auto& n : in.notes) plan["notes"].push_back({{"kind", n.kind}, {"path", n.path}, {"detail", n.detail}});
   plan["arch"] = in.arch;
   json hazards = json::array();
 
@@ -267,16 +234,28 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   std::set<std::string> special;  // replacement/build steps already added
   std::vector<json> special_steps;
   for (const auto& idx : fp.index_urls) {
-    if (idx.kind == "cuda_index") {
-      hazards.push_back(hazard("cuda_index", "info", idx.detail + ": " + idx.name, idx.file, idx.line,
-                               "dropped from the install steps"));
-    } else if (idx.name.find("://") != std::string::npos) {
+    if (idx.kind == "cuda_index" || idx.kind == "cuda_channel") {
+      hazards.push_back(
+          hazard(idx.kind, "info", idx.detail + ": " + idx.name, idx.file, idx.line, "dropped from the install steps"));
+    } else if (idx.kind == "index" && idx.name.find("://") != std::string::npos) {
       pip_args.push_back("--extra-index-url " + text::shell_quote(idx.name));
     }
   }
-  for (const auto& d : fp.dependencies) {
-    if (d.optional || d.source == "build-system" || d.source == "constraints") continue;
-    if (!seen.insert(d.name).second) continue;
+  for (const auto& d_in : fp.dependencies) {
+    if (d_in.optional || d_in.scope == "vendored" || d_in.source == "build-system" || d_in.source == "constraints")
+      continue;
+    if (!seen.insert(d_in.name).second) continue;
+    // An extra that selects a CUDA build (jax[cuda12], aqlm[gpu]) is dropped from the install.
+    dependency d = d_in;
+    d.extras.clear();
+    for (const auto& extra : d_in.extras) {
+      if (const auto* er = k.extra_rule_for(d.name, extra)) {
+        hazards.push_back(hazard("cuda_extra", "info", d.name + "[" + extra + "]: " + er->note, d.file, d.line,
+                                 "installed without the extra"));
+      } else {
+        d.extras.push_back(extra);
+      }
+    }
     const auto* rule = k.rule_for(d.name);
     const std::string action = rule ? rule->action : "";
     if (action == "keep_image") {
@@ -294,11 +273,11 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
           {{"name", d.name}, {"action", action}, {"reason", rule->note}, {"file", d.file}, {"line", d.line}});
       hazards.push_back(hazard("no_rocm_build", "blocking", d.name + ": " + rule->note, d.file, d.line,
                                "port the code that uses it"));
-    } else if (action == "replace" || action == "rocm_build") {
+    } else if (action == "replace" || action == "rocm_build" || action == "degrade") {
       const std::string key = rule->with.empty() ? d.name : rule->with;
       if (special.insert(key).second) {
-        json step = {{"id", (action == "replace" ? "replace-" : "build-") + key},
-                     {"kind", action},
+        json step = {{"id", (action == "rocm_build" ? "build-" : "replace-") + key},
+                     {"kind", action == "rocm_build" ? "rocm_build" : "replace"},
                      {"command", replace_all(rule->install, "{arch}", arch_or_env(in.arch))},
                      {"packages", {d.name}},
                      {"reason", rule->note},
@@ -310,6 +289,9 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                                    {"note", rule->note},
                                    {"file", d.file},
                                    {"line", d.line}});
+        } else if (action == "degrade") {
+          hazards.push_back(hazard("degradation", "warning", d.name + " -> " + rule->with + ": " + rule->note, d.file,
+                                   d.line, "recorded degradation: the accelerated path is lost"));
         } else {
           hazards.push_back(hazard("substitution", "info", d.name + " -> " + rule->with + ": " + rule->note, d.file,
                                    d.line, "recorded substitution"));
@@ -341,11 +323,15 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
     seen.insert(p);
     const auto* rule = k.rule_for(p);
     if (rule != nullptr) {
-      if (rule->action == "rocm_build" || rule->action == "replace") {
+      if (rule->action == "rocm_build" || rule->action == "replace" || rule->action == "degrade") {
         const std::string key = rule->with.empty() ? p : rule->with;
+        if (rule->action == "degrade") {
+          hazards.push_back(hazard("degradation", "warning", p + " -> " + rule->with + ": " + rule->note, "", 0,
+                                   "recorded degradation: the accelerated path is lost"));
+        }
         if (special.insert(key).second) {
-          special_steps.push_back({{"id", (rule->action == "replace" ? "replace-" : "build-") + key},
-                                   {"kind", rule->action},
+          special_steps.push_back({{"id", (rule->action == "rocm_build" ? "build-" : "replace-") + key},
+                                   {"kind", rule->action == "rocm_build" ? "rocm_build" : "replace"},
                                    {"command", replace_all(rule->install, "{arch}", arch_or_env(in.arch))},
                                    {"packages", {p}},
                                    {"reason", rule->note},
@@ -353,6 +339,12 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
         }
       } else {
         skipped.push_back({{"name", p}, {"action", rule->action}, {"reason", rule->note}, {"file", ""}, {"line", 0}});
+        if (rule->action == "no_rocm") {
+          const finding* site = nullptr;
+          for (const auto& c : fp.cuda_packages) site = site != nullptr || c.name != p ? site : &c;
+          hazards.push_back(hazard("no_rocm_build", "blocking", p + " (imported): " + rule->note,
+                                   site ? site->file : "", site ? site->line : 0, "port the code that uses it"));
+        }
       }
       continue;
     }
@@ -461,7 +453,7 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
 
   // Workload, validation, metric.
   json rejected = json::array();
-  plan["workload"] = choose_workload(fp, rejected);
+  plan["workload"] = detail::rank_workloads(fp, rejected);
   plan["scale"] = choose_scale(fp, plan["workload"]);
   plan["rejected_commands"] = rejected;
   if (plan["workload"].is_null()) {
@@ -470,6 +462,11 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                "no runnable official command: the README, scripts/ and __main__ files give none that runs "
                "training, inference or evaluation without usage-only flags",
                "", 0, "name the workload command for the execution stage"));
+  }
+  for (const auto& n : in.notes) {
+    const bool submodule = n.kind == "submodule_not_fetched";
+    hazards.push_back(hazard(n.kind, submodule ? "warning" : "info", n.detail, n.path, 0,
+                             submodule ? "planned without the submodule's files" : "pinned by the content hash"));
   }
   plan["hazards"] = hazards;
   plan["env"] = json::object();
@@ -517,6 +514,13 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   }
   plan["validation"] = checks;
   json note;
+  if (in.paper != nullptr) {
+    auto target = plan_paper_target(*in.paper, in.tree, plan["workload"]);
+    plan["paper"] = std::move(target.section);
+    plan["metric"] = std::move(target.metric);
+    plan["metric_note"] = target.note;
+    return plan;
+  }
   plan["metric"] = choose_metric(fp, note);
   plan["metric_note"] = note;
   return plan;

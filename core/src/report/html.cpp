@@ -87,6 +87,41 @@ void checks_section(std::ostringstream& h, const json& r) {
     << (w["executed"].is_null() ? "nothing" : esc(w["executed"]["command"])) << "</code></p>\n";
 }
 
+std::string number_text(const json& v) {
+  if (!v.is_number()) return "not measured";
+  std::ostringstream o;
+  o << v.get<double>();
+  return o.str();
+}
+
+// Mode 2: the paper's (or README's) value, the measured value, the tolerance and where the value
+// was printed.
+void target_section(std::ostringstream& h, const json& r) {
+  if (!r.contains("target") || !r["target"].is_object()) return;
+  const json& t = r["target"];
+  const std::string unit = t.value("unit", std::string());
+  std::string tolerance = "class default";
+  if (t["tolerance"].is_object() && t["tolerance"]["value"].is_number()) {
+    const double v = t["tolerance"]["value"].get<double>();
+    tolerance = t["tolerance"].value("kind", std::string()) == "relative"
+                    ? "&plusmn;" + number_text(v * 100) + " % relative"
+                    : "&plusmn;" + number_text(v) + " points absolute";
+  }
+  std::string where = html_escape(t.value("file", std::string()));
+  if (t.contains("page")) where += ", page " + std::to_string(t["page"].get<int>());
+  if (t.contains("table")) where += ", " + html_escape(t["table"].get<std::string>());
+  if (t.contains("row")) where += " row " + std::to_string(t["row"].get<int>());
+  if (t.contains("model")) where += " (" + html_escape(t["model"].get<std::string>()) + ")";
+  if (t.value("source", std::string()) != "paper" && t.contains("line"))
+    where += ":" + std::to_string(t["line"].get<int>());
+  h << "<h2>Mode 2 target</h2>\n<table id=\"target\"><tr><th>metric</th><th>" << esc(t["source"])
+    << " value</th><th>measured value</th><th>tolerance</th><th>direction</th><th>where</th></tr>\n"
+    << "<tr><td>" << esc(t["metric"]) << "</td><td id=\"target-planned\">" << html_escape(number_text(t["planned"]))
+    << html_escape(unit) << "</td><td id=\"target-measured\">" << html_escape(number_text(t["measured"]))
+    << (t["measured"].is_number() ? html_escape(unit) : "") << "</td><td>" << tolerance << "</td><td>"
+    << esc(t["direction"]) << " is better</td><td id=\"target-where\">" << where << "</td></tr>\n</table>\n";
+}
+
 void timeline_section(std::ostringstream& h, const std::vector<json>& trajectory) {
   h << "<h2>Timeline</h2>\n<table id=\"timeline\"><tr><th>turn</th><th>time</th><th>action</th><th>decision</th>"
        "<th>result</th></tr>\n";
@@ -195,6 +230,7 @@ std::string render_html(const json& report, const std::vector<json>& trajectory,
     << html_escape(report.value("verdict", "")) << "</title>\n<style>" << style << "</style></head><body>\n";
   verdict_section(h, report);
   checks_section(h, report);
+  target_section(h, report);
   timeline_section(h, trajectory);
   ledger_section(h, report);
   diff_section(h, patch_diff);

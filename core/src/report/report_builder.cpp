@@ -2,6 +2,7 @@
 // build_report(): bundle_inputs + trajectory -> report.json (configs/schema/report.schema.json).
 #include "bundle_render.hpp"
 #include "plan_checks.hpp"
+#include "report_target.hpp"
 
 #include <r2r/core/embedded_schemas.hpp>
 #include <r2r/core/json_schema.hpp>
@@ -140,7 +141,7 @@ core::result<json> build_report(const bundle_inputs& in, const std::vector<json>
   pfs_json["inputs"] = to_json(pin);
   std::string reason = pfs.ran.why;
   if (verdicts.empty()) reason = "no verifier ran, so there is no verdict";
-  return json{
+  json report{
       {"schema_version", 1},
       {"verdict", pin.verdict},
       {"verdict_reason", reason},
@@ -167,6 +168,9 @@ core::result<json> build_report(const bundle_inputs& in, const std::vector<json>
         {"image", in.image_used},
         {"rocm", probe_value(evidence, {"rocm_version", "rocm", "hip_version"})},
         {"torch", probe_value(evidence, {"torch_version", "torch"})}}}};
+  if (auto target = detail::report_target(in.plan.value("metric", json(nullptr)), metrics); !target.is_null())
+    report["target"] = std::move(target);
+  return report;
 }
 
 }  // namespace r2r::report

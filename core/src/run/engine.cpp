@@ -34,8 +34,10 @@ core::error usage(std::string message) {
 
 /// The inputs a run directory was made for; a resumed run must ask for the same.
 json run_record(const run_options& o, const std::string& pipeline) {
-  return json{{"source", o.source}, {"commit", o.commit},         {"mode", o.mode},
+  json record{{"source", o.source}, {"commit", o.commit},         {"mode", o.mode},
               {"arch", o.arch},     {"base_image", o.base_image}, {"pipeline", pipeline}};
+  if (!o.paper.empty()) record["paper"] = o.paper.string();  // absent without --paper: older run.json files match
+  return record;
 }
 
 /// Checks --run-dir: absent, empty, or an earlier run of the same inputs. Returns a usage message.
@@ -48,7 +50,7 @@ std::string check_run_dir(const fs::path& dir, const json& record) {
   if (!earlier)
     return "--run-dir " + dir.string() +
            " is not empty and holds no earlier run (no run.json); choose a new directory or empty it";
-  for (const char* key : {"source", "commit", "mode", "arch", "base_image", "pipeline"}) {
+  for (const char* key : {"source", "commit", "mode", "arch", "base_image", "pipeline", "paper"}) {
     if (earlier->value(key, json()) != record.value(key, json())) {
       return "--run-dir " + dir.string() + " holds a run with " + key + " " + earlier->value(key, json()).dump() +
              ", this one asks for " + record.value(key, json()).dump() +

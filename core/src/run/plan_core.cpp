@@ -89,11 +89,21 @@ core::result<plan_outputs> make_plan(const plan_request& request) {
                       "the pipeline has no `rank` stage; add one (e.g. configs/pipelines/plan.json)");
   auto ranking = rank_images(*request.ranker, rank_request);
   if (!ranking) return tl::unexpected(ranking.error());
+  std::optional<paper::document> paper_doc;
+  if (!request.paper.empty()) {
+    auto loaded = paper::load_paper(request.paper);
+    if (!loaded) return core::fail(core::phase::io, loaded.error().message, {}, request.paper.string());
+    paper_doc = std::move(*loaded);
+  }
   planning::plan_inputs in;
   in.fp = &out.fp;
+  in.paper = paper_doc ? &*paper_doc : nullptr;
+  in.tree = request.tree;
   in.arch = request.arch;
   in.ranking = *ranking;
   in.base_image_override = request.base_image;
+  in.notes = request.notes;
+  in.content_hash = request.content_hash;
   out.plan = planning::build_plan(in, k);
   out.fingerprint_json = planning::to_json(out.fp);
   for (auto check :

@@ -38,6 +38,9 @@ struct plan_request {
   std::string base_image;      // override; empty: the ranker's choice
   std::filesystem::path state_dir;
   core::plugin_instance* ranker = nullptr;  // the pipeline's rank stage (borrowed); null: a config error
+  std::filesystem::path paper;               // --paper; empty: none (the Mode 2 target comes from the README)
+  std::vector<planning::intake_note> notes;  // intake_result::notes
+  std::string content_hash;                  // intake_result::content_hash
 };
 
 struct plan_outputs {
@@ -46,7 +49,8 @@ struct plan_outputs {
   nlohmann::json plan;  // valid against plan.schema.json
 };
 
-/// Fingerprint, rank, plan; both documents are checked against their schemas.
+/// Fingerprint, rank, plan; both documents are checked against their schemas. A paper that cannot
+/// be read (encrypted, image-only, truncated, not a paper) is an io error naming the problem.
 core::result<plan_outputs> make_plan(const plan_request& request);
 
 /// Writes fingerprint.json, plan.json, Dockerfile and repo.tar (`tree` without .git) into `out`.

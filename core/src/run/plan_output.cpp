@@ -56,15 +56,30 @@ void print_summary(std::ostream& out, const planning::fingerprint& fp, const nlo
   if (plan.at("candidates").empty()) out << "  none passed the filters\n";
   out << "base        " << plan.at("base_image").value("ref", "") << " (" << plan.at("base_image").value("source", "")
       << ")\n";
+  for (const auto& n : plan.value("notes", nlohmann::json::array())) {
+    out << "note        " << n.value("detail", "") << "\n";
+  }
   const auto& w = plan.at("workload");
   out << "workload    " << (w.is_null() ? "none (see hazards)" : w.value("kind", "") + ": " + w.value("command", ""))
       << "\n";
+  if (!w.is_null()) {
+    out << "            why: " << w.value("reason", "") << "\n";
+    for (const auto& a : w.value("alternatives", nlohmann::json::array())) {
+      out << "  instead of " << a.value("kind", "") << ": " << a.value("command", "") << "  (" << a.value("file", "")
+          << ":" << a.value("line", 0) << ")\n               " << a.value("why_not", "") << "\n";
+    }
+  }
   const auto& m = plan.at("metric");
   out << "metric      "
       << (m.is_null()
               ? plan.value("metric_note", "")
               : m.value("name", "") + " " + m.at("value").dump() + " (" + m.value("direction", "") + " is better)")
       << "\n";
+  if (m.is_object() && m.value("source", "") == "paper") {
+    out << "            from " << m.value("file", "") << " page " << m.value("page", 0)
+        << (m.contains("table") ? ", " + m.value("table", "") + " row " + std::to_string(m.value("row", 0)) : "")
+        << "\n";
+  }
   out << "wrote       " << (dir / "fingerprint.json").string() << ", plan.json, Dockerfile, repo.tar\n";
 }
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The commands of a repository's README, in order, as Mode 0 runs them: every command line of the
-// fenced shell blocks (```bash, sh, shell, zsh, console, or no language) of README.md, with `$ `
-// prompts removed and backslash continuations joined; in console/session blocks only the prompted
-// lines (the rest is output). Comment lines are dropped. A `git clone` of the project and the
+// The commands of a repository's README, in order, as Mode 0 runs them: the commands that
+// support/text's one README command parser (r2r/support/text/readme_commands.hpp) reads from
+// README.md, the same the planner reads its workloads and install lines from. A `git clone` of the project and the
 // `cd` into its clone are skipped with the reason (the workspace is that clone). Nothing else is
 // changed: the baseline runs the instructions as written.
 // THREADING: pure function over the file system.

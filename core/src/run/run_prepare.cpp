@@ -64,6 +64,11 @@ stage_result run_intake(run_context& ctx) {
                     {"commit", intake->commit},
                     {"repo", repo},
                     {"files", copied->files.size()}};
+  // Submodules that could not be fetched and unpinned directories reach the plan (notes and hazards).
+  if (!intake->content_hash.empty()) ctx.intake["content_hash"] = intake->content_hash;
+  for (const auto& n : intake->notes) {
+    ctx.intake["notes"].push_back(json{{"kind", n.kind}, {"path", n.path}, {"detail", n.detail}});
+  }
   stage_result r;
   r.message = repo + " @ " + intake->commit.substr(0, 12) + " (" + std::to_string(copied->files.size()) + " files)";
   r.results = ctx.intake;
@@ -83,6 +88,10 @@ stage_result run_plan_stage(run_context& ctx) {
   request.state_dir = ctx.options.state_dir;
   for (const auto& m : ctx.session->stages())
     if (m.stage->stage == "rank" && request.ranker == nullptr) request.ranker = m.instance;
+  request.paper = ctx.options.paper;
+  request.content_hash = ctx.intake.value("content_hash", "");
+  for (const auto& n : ctx.intake.value("notes", json::array()))
+    request.notes.push_back({n.value("kind", ""), n.value("path", ""), n.value("detail", "")});
   auto planned = make_plan(request);
   if (!planned) return failed(planned.error().to_string());
   if (auto written = write_plan_files(ctx.run_dir, *planned, ctx.source_dir()); !written)

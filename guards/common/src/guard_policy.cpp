@@ -67,6 +67,40 @@ class checker {
     return r;
   }
 
+  std::vector<switch_rule> switches_at(const nlohmann::json& list, const std::string& pointer) const {
+    if (!list.is_array()) fail(pointer, "an array of {kind, name, off, component}", list);
+    std::vector<switch_rule> out;
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string at = pointer + "/" + std::to_string(k);
+      const auto& v = list[k];
+      static const std::set<std::string> keys{"kind", "name", "off", "component"};
+      if (!v.is_object()) fail(at, "an object {kind, name, off, component}", v);
+      for (const auto& [key, value] : v.items()) {
+        if (!keys.count(key)) fail(at + "/" + key, "no such key (allowed: " + list_of(keys) + ")", value);
+        if (!value.is_string() || value.get<std::string>().empty()) fail(at + "/" + key, "a non-empty string", value);
+      }
+      for (const char* key : {"kind", "name", "off", "component"})
+        if (!v.contains(key)) fail(at + "/" + key, "a non-empty string (required)", nullptr);
+      switch_rule r{v.at("kind").get<std::string>(), v.at("name").get<std::string>(), v.at("off").get<std::string>(),
+                    v.at("component").get<std::string>()};
+      if (r.kind != "environment" && r.kind != "config")
+        fail(at + "/kind", "\"environment\" or \"config\"", v.at("kind"));
+      for (const auto* field : {&r.name, &r.off}) {
+        if (field == &r.name && r.kind == "environment") continue;
+        try {
+          std::regex(*field, std::regex::ECMAScript | std::regex::icase);
+        } catch (const std::regex_error& e) {
+          fail(at + (field == &r.name ? "/name" : "/off"), std::string("an ECMAScript regex (") + e.what() + ")",
+               *field);
+        }
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+  static std::string list_of(const std::set<std::string>& keys) { return list(keys); }
+
   static std::string list(const std::set<std::string>& keys) {
     std::string out;
     for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
@@ -99,7 +133,8 @@ const rule* guard_policy::find(const std::string& component) const {
 guard_policy parse(const nlohmann::json& doc, std::string_view guard_id, std::string origin) {
   const checker check(origin);
   if (!doc.is_object()) check.fail("", "a policy object {guard, components}", doc);
-  static const std::set<std::string> keys{"$schema", "guard", "description", "components"};
+  static const std::set<std::string> keys{"$schema",    "guard",    "description",
+                                          "components", "switches", "forbidden_environment"};
   for (const auto& [k, value] : doc.items())
     if (!keys.count(k))
       check.fail("/" + escape_pointer(k), "no such key (allowed: " + checker::list(keys) + ")", value);
@@ -121,6 +156,19 @@ guard_policy parse(const nlohmann::json& doc, std::string_view guard_id, std::st
     if (!std::regex_match(component, name))
       check.fail(pointer, "a component name matching [a-z0-9][a-z0-9_.-]* or \"*\"", component);
     p.components[component] = check.rule_at(value, pointer);
+  }
+  if (doc.contains("switches")) p.switches = check.switches_at(doc.at("switches"), "/switches");
+  if (doc.contains("forbidden_environment")) {
+    const auto& list = doc.at("forbidden_environment");
+    if (!list.is_array()) check.fail("/forbidden_environment", "an array of {variable, why}", list);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string pointer = "/forbidden_environment/" + std::to_string(k);
+      const auto& v = list[k];
+      if (!v.is_object() || !v.contains("variable") || !v.at("variable").is_string() || !v.contains("why") ||
+          !v.at("why").is_string())
+        check.fail(pointer, "an object {variable: string, why: string}", v);
+      p.forbidden_environment.push_back({v.at("variable").get<std::string>(), v.at("why").get<std::string>()});
+    }
   }
   return p;
 }

@@ -82,15 +82,15 @@ TEST(CriticalRules, WhichFilesAreCritical) {
 }
 
 TEST(CriticalRules, SedScriptsBecomeRemovedAndAddedLines) {
-  const auto cmds = r2r::core::shell::analyze("sed -i 's/^from flash_attn import/# &/' m/a.py");
+  const auto cmds = r2r::shell::analyze("sed -i 's/^from flash_attn import/# &/' m/a.py");
   const auto edits = critical::edits_of(cmds.at(0));
   ASSERT_EQ(edits.size(), 1u);
   EXPECT_EQ(edits[0].path, "m/a.py");
   ASSERT_EQ(edits[0].change.added.size(), 1u);
   EXPECT_EQ(edits[0].change.added[0], "# from flash_attn import");
-  const auto del = critical::edits_of(r2r::core::shell::analyze("sed -i '/import flash_attn/d' a.py").at(0));
+  const auto del = critical::edits_of(r2r::shell::analyze("sed -i '/import flash_attn/d' a.py").at(0));
   EXPECT_EQ(del.at(0).change.removed.at(0), "import flash_attn");
-  const auto out = critical::edits_of(r2r::core::shell::analyze("cat > csrc/k.cu <<EOF").at(0));
+  const auto out = critical::edits_of(r2r::shell::analyze("cat > csrc/k.cu <<EOF").at(0));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].how, critical::command_edit::kind::overwrite);
 }

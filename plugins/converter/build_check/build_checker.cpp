@@ -7,6 +7,7 @@
 #include <r2r/convert/scratch_dir.hpp>
 #include <r2r/convert/transform_files.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
@@ -38,7 +39,26 @@ std::string to_utf8(std::string text) {
   return text;
 }
 
+bool has_hipcc(const std::string& rootfs) {
+  std::error_code ec;
+  return fs::exists(fs::path(rootfs) / "usr/bin/hipcc", ec);
+}
+
 }  // namespace
+
+std::string default_rootfs() {
+  fs::path state;
+  if (const char* d = std::getenv("R2R_STATE_DIR"); d && *d) {
+    state = d;
+  } else if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) {
+    state = fs::path(x) / "repo2rocm";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    state = fs::path(h) / ".local/state/repo2rocm";
+  } else {
+    return {};
+  }
+  return (state / "toolchains/hip-6.4").string();
+}
 
 bool is_translation_unit(std::string_view path, std::string_view text) {
   const std::string ext = extension_of(path);
@@ -53,6 +73,15 @@ bool is_translation_unit(std::string_view path, std::string_view text) {
 void from_json(const nlohmann::json& j, build_checker::config& c) {
   if (!j.is_object()) throw sdk::invalid_argument("config must be a JSON object");
   const build_checker::config d;
+  c.toolchain = j.value("toolchain", d.toolchain);
+  if (c.toolchain != "host" && c.toolchain != "rootfs" && c.toolchain != "auto") {
+    throw sdk::invalid_argument("toolchain: expected host, rootfs or auto, found '" + c.toolchain + "'");
+  }
+  c.rootfs = j.value("rootfs", d.rootfs);
+  if (!c.rootfs.empty() && c.rootfs.front() != '/') {
+    throw sdk::invalid_argument("rootfs: expected an absolute directory, found '" + c.rootfs + "'");
+  }
+  c.bwrap = j.value("bwrap", d.bwrap);
   c.hipcc = j.value("hipcc", d.hipcc);
   c.search_dirs = j.value("search_dirs", d.search_dirs);
   c.default_arch = j.value("default_arch", d.default_arch);
@@ -74,15 +103,35 @@ build_checker::build_checker(const config& cfg, const sdk::host& host) : config_
 }
 
 hipcc_toolchain& build_checker::toolchain() {
-  if (!toolchain_) {
-    toolchain_ = hipcc_toolchain::find(config_.hipcc, config_.search_dirs);
-    if (!toolchain_) {
-      std::string where;
-      for (const auto& d : config_.search_dirs) where += d + ", ";
-      throw sdk::unavailable("hipcc ('" + config_.hipcc + "') was not found in " + where +
-                             "or $PATH, so nothing can be compiled here. Install ROCm's hipcc (on Debian 12: apt-get "
-                             "install hipcc libamdhip64-dev rocm-device-libs) or set `hipcc` in the plugin config");
+  if (toolchain_) return *toolchain_;
+  const std::string rootfs = config_.rootfs.empty() ? default_rootfs() : config_.rootfs;
+  const auto bwrap = convert::find_program(config_.bwrap, {});
+  const bool use_rootfs = config_.toolchain == "rootfs" || (config_.toolchain == "auto" && bwrap && has_hipcc(rootfs));
+  if (use_rootfs) {
+    if (!bwrap) {
+      throw sdk::unavailable("bubblewrap ('" + config_.bwrap +
+                             "') was not found in $PATH, so the toolchain rootfs cannot run. Install it (apt-get "
+                             "install bubblewrap) or set `toolchain` to host");
     }
+    if (!has_hipcc(rootfs)) {
+      throw sdk::unavailable("the toolchain rootfs '" + rootfs +
+                             "' has no usr/bin/hipcc. Build it with scripts/toolchains/hip.sh 6.4 " + rootfs +
+                             ", set `rootfs`, or set `toolchain` to host");
+    }
+    try {
+      toolchain_ = hipcc_toolchain::in_rootfs(rootfs_jail(rootfs, *bwrap));
+    } catch (const std::invalid_argument& e) {
+      throw sdk::unavailable(e.what());
+    }
+    return *toolchain_;
+  }
+  toolchain_ = hipcc_toolchain::find(config_.hipcc, config_.search_dirs);
+  if (!toolchain_) {
+    std::string where;
+    for (const auto& d : config_.search_dirs) where += d + ", ";
+    throw sdk::unavailable("hipcc ('" + config_.hipcc + "') was not found in " + where +
+                           "or $PATH, so nothing can be compiled here. Install ROCm's hipcc (on Debian 12: apt-get "
+                           "install hipcc libamdhip64-dev rocm-device-libs) or set `hipcc` in the plugin config");
   }
   return *toolchain_;
 }
@@ -97,9 +146,10 @@ sdk::converter::convert_response build_checker::convert(const sdk::converter::co
 
   sdk::converter::convert_response response;
   response.converter = "r2r.converter.build-check";
-  response.tool = sdk::converter::tool_info{"hipcc", hipcc.path(), hipcc.version()};
-
   convert::scratch_dir scratch("r2r-build-check");
+  hipcc.bind(request.root, scratch.path().string());
+  response.tool = sdk::converter::tool_info{"hipcc", hipcc.path(), hipcc.version()};
+  const std::string label = hipcc.label();
   const fs::path inline_root = scratch.path() / "src";
   std::vector<std::string> include_dirs;
   // Inline files are written under the scratch directory, so their relative includes resolve.
@@ -143,6 +193,7 @@ sdk::converter::convert_response build_checker::convert(const sdk::converter::co
       sdk::converter::build_result b;
       b.file = file.path;
       b.arch = arch;
+      b.toolchain = label;
       if (!probe.supported) {
         const compile_verdict v = classify_compile_failure(probe.output);
         b.status = v.failure_class == "target_unknown" ? "not_checkable_here" : "failed";

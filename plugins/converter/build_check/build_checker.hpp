@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // r2r.converter.build-check: the offline build check stage. Compiles each converted translation
-// unit (.cu/.hip, and C++ files that contain HIP code) with the local hipcc for every requested gfx
-// target and classifies failures (compile_log.hpp). A target this hipcc cannot compile for is
-// "not_checkable_here", never "passed". Without hipcc the call fails with R2R_ERR_UNAVAILABLE.
+// unit (.cu/.hip, and C++ files that contain HIP code) for every requested gfx target with a
+// toolchain: the host's hipcc, or a HIP toolchain rootfs (scripts/toolchains/hip.sh) run through
+// bubblewrap with only the rootfs, the sources and a scratch directory visible (rootfs_jail.hpp),
+// and classifies failures (compile_log.hpp). Each build result names its toolchain. A target the
+// toolchain cannot compile for is "not_checkable_here", never "passed". Without the toolchain the
+// call fails with R2R_ERR_UNAVAILABLE.
 // Files are compiled where they are (root) or, when given inline, in a private temporary
 // directory that is removed before the call returns.
 // THREADING: the host serialises calls; the toolchain cache is only touched inside a call.
@@ -25,9 +28,12 @@ namespace r2r::plugins::converter {
 class build_checker {
  public:
   struct config {
+    std::string toolchain = "host";  // host | rootfs | auto (rootfs when it is there, else host)
+    std::string rootfs;              // empty: default_rootfs()
+    std::string bwrap = "bwrap";
     std::string hipcc = "hipcc";
     std::vector<std::string> search_dirs{"/opt/rocm/bin"};
-    std::vector<std::string> default_arch{"gfx90a"};
+    std::vector<std::string> default_arch{"gfx90a", "gfx942", "gfx950"};
     std::vector<std::string> flags{"-std=c++17", "-O1"};
     std::vector<std::string> include_dirs;  // relative to the project root
     int timeout_seconds = 300;
@@ -51,6 +57,10 @@ class build_checker {
 };
 
 void from_json(const nlohmann::json& j, build_checker::config& c);
+
+/// Where CI and scripts/toolchains/hip.sh keep the HIP 6.4 rootfs: $R2R_STATE_DIR, else
+/// $XDG_STATE_HOME/repo2rocm, else ~/.local/state/repo2rocm; then toolchains/hip-6.4.
+std::string default_rootfs();
 
 /// True when a file is a translation unit to compile: .cu/.hip, or C++ source with HIP code.
 bool is_translation_unit(std::string_view path, std::string_view text);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 namespace r2r::plugins::converter {
 
@@ -12,14 +13,65 @@ std::optional<hipcc_toolchain> hipcc_toolchain::find(const std::string& hipcc, c
   return hipcc_toolchain(*path);
 }
 
+hipcc_toolchain hipcc_toolchain::in_rootfs(rootfs_jail jail) {
+  hipcc_toolchain t("/usr/bin/hipcc");
+  t.jail_ = std::move(jail);
+  return t;
+}
+
+std::string hipcc_toolchain::path() const {
+  return jail_ ? jail_->rootfs() + path_ : path_;
+}
+
+void hipcc_toolchain::bind(const std::string& sources, const std::string& scratch) {
+  if (jail_) jail_->bind(sources, scratch);
+}
+
+convert::process_result hipcc_toolchain::run(std::vector<std::string> args, std::chrono::seconds timeout,
+                                             const std::function<bool()>& cancelled, std::string& command) const {
+  convert::process_options o;
+  if (jail_) {
+    o.argv = jail_->prefix();
+    o.argv.push_back(path_);
+    for (auto& a : args) {
+      // Paths are passed as "-I/x", "--flag=/x" or "/x"; each must map into the jail.
+      const std::size_t slash = a.find('/');
+      if (slash == std::string::npos || (slash > 0 && a.compare(0, 2, "-I") != 0)) {
+        o.argv.push_back(std::move(a));
+        continue;
+      }
+      const auto guest = jail_->guest_path(a.substr(slash));
+      if (!guest) {
+        convert::process_result r;
+        r.start_error = "path " + a.substr(slash) +
+                        " is outside the directories bound into the toolchain rootfs; nothing was compiled";
+        command = convert::command_line(o.argv);
+        return r;
+      }
+      o.argv.push_back(a.substr(0, slash) + *guest);
+    }
+  } else {
+    o.argv = {path_};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+  }
+  o.timeout = timeout;
+  o.cancelled = cancelled;
+  o.max_output = std::size_t{256} << 10;
+  command = convert::command_line(o.argv);
+  auto r = convert::run_process(o);
+  if (jail_) {
+    r.out = jail_->host_text(std::move(r.out));
+    r.err = jail_->host_text(std::move(r.err));
+  }
+  return r;
+}
+
 const std::string& hipcc_toolchain::version() {
   if (version_) return *version_;
-  convert::process_options o;
-  o.argv = {path_, "--version"};
-  o.timeout = std::chrono::seconds(60);
-  const auto r = convert::run_process(o);
+  std::string command;
+  const auto r = run({"--version"}, std::chrono::seconds(60), {}, command);
   std::string v;
-  const std::string text = r.out + r.err;
+  const std::string text = r.start_error + r.out + r.err;
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t eol = text.find('\n', start);
@@ -32,6 +84,14 @@ const std::string& hipcc_toolchain::version() {
   }
   version_ = v.empty() ? std::string("unknown (hipcc --version printed no version)") : v;
   return *version_;
+}
+
+std::string hipcc_toolchain::label() {
+  static const std::regex hip("HIP version: *([0-9]+\\.[0-9]+(\\.[0-9]+)?)");
+  std::smatch m;
+  const std::string& v = version();
+  const std::string number = std::regex_search(v, m, hip) ? m[1].str() : std::string("unknown");
+  return "HIP " + number + " (" + kind() + ")";
 }
 
 const hipcc_toolchain::probe_result& hipcc_toolchain::probe(const std::string& arch, const std::string& scratch_dir,
@@ -53,16 +113,11 @@ convert::process_result hipcc_toolchain::compile(const std::string& source, cons
                                                  const std::string& arch, const std::vector<std::string>& include_dirs,
                                                  const std::vector<std::string>& flags, std::chrono::seconds timeout,
                                                  const std::function<bool()>& cancelled, std::string& command) const {
-  convert::process_options o;
-  o.argv = {path_, "--offload-arch=" + arch};
-  for (const auto& dir : include_dirs) o.argv.push_back("-I" + dir);
-  o.argv.insert(o.argv.end(), flags.begin(), flags.end());
-  o.argv.insert(o.argv.end(), {"-x", "hip", "-c", source, "-o", object});
-  o.timeout = timeout;
-  o.cancelled = cancelled;
-  o.max_output = std::size_t{256} << 10;
-  command = convert::command_line(o.argv);
-  return convert::run_process(o);
+  std::vector<std::string> args{"--offload-arch=" + arch};
+  for (const auto& dir : include_dirs) args.push_back("-I" + dir);
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"-x", "hip", "-c", source, "-o", object});
+  return run(std::move(args), timeout, cancelled, command);
 }
 
 }  // namespace r2r::plugins::converter

@@ -12,6 +12,12 @@ namespace r2r::plugins::converter {
 
 hazard_scan scan_hazards(std::string_view path, std::string_view text) {
   hazard_scan out;
+  // The helper block the idiom port adds (cuda_idioms.hpp) is AMD code written for wave64: not scanned.
+  std::size_t block_begin = text.find("#ifndef R2R_CUDA_IDIOMS_H");
+  std::size_t block_end = block_begin == std::string_view::npos
+                              ? std::string_view::npos
+                              : text.find("#endif  // R2R_CUDA_IDIOMS_H", block_begin);
+  if (block_end == std::string_view::npos) block_begin = std::string_view::npos;
   convert::lexer lexer(text);
   std::vector<scan_token> tokens;
   tokens.reserve(text.size() / 4);
@@ -32,6 +38,7 @@ hazard_scan scan_hazards(std::string_view path, std::string_view text) {
       return out;
     }
     if (t.kind == convert::token_kind::comment || t.in_skipped_block) continue;
+    if (block_begin != std::string_view::npos && t.begin >= block_begin && t.begin <= block_end) continue;
     tokens.push_back({t.kind, lexer.text_of(t), t.line, t.column, t.begin, t.in_directive});
   }
   scan_context ctx(path, text, std::move(tokens));

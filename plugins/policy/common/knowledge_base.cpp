@@ -2,6 +2,7 @@
 #include "knowledge_base.hpp"
 
 #include <r2r/sdk/package_name.hpp>
+#include <r2r/support/knowledge.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -11,25 +12,14 @@
 #include <stdexcept>
 
 namespace r2r::plugins::policy {
-namespace generated {
-struct data_file {
-  std::string_view name;
-  std::string_view text;
-};
-extern const data_file data_files[];
-extern const unsigned data_file_count;
-}  // namespace generated
 
 namespace {
 
 constexpr std::size_t max_line_bytes = 2048;  // longer lines are matched on their first 2 KiB
 constexpr std::size_t max_excerpt_bytes = 300;
 
-nlohmann::json embedded(std::string_view name) {
-  for (unsigned i = 0; i < generated::data_file_count; ++i) {
-    if (generated::data_files[i].name == name) return nlohmann::json::parse(generated::data_files[i].text);
-  }
-  throw std::runtime_error("embedded knowledge '" + std::string(name) + "' is missing (build bug)");
+const nlohmann::json& embedded(std::string_view name) {
+  return r2r::knowledge::table(name);
 }
 
 /// Field access with errors that name the file and the JSON pointer.
@@ -297,6 +287,7 @@ knowledge_base knowledge_base::parse(const nlohmann::json& errors, const nlohman
       }
       ft.retries_step = fj.value("retries_step", false);
       ft.degradation = r.string(fj, "degradation", fat, false);
+      ft.activates = r.string(fj, "activates", fat, false);
       fc.fixes.push_back(std::move(ft));
     }
     kb.classes_.push_back(std::move(fc));
@@ -426,7 +417,9 @@ std::vector<fix> knowledge_base::fixes(const match& m, const variables& context)
     }
     if (!holds) continue;
     bool missing = false;
-    fix f{t.id, fill(t.description, vars, &missing), fill(t.action, vars, &missing), t.retries_step, t.degradation};
+    fix f{
+        t.id,       fill(t.description, vars, &missing), fill(t.action, vars, &missing), t.retries_step, t.degradation,
+        t.activates};
     if (missing) continue;
     out.push_back(std::move(f));
   }

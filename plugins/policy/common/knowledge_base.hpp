@@ -42,6 +42,7 @@ struct fix {
   nlohmann::json action;
   bool retries_step = false;
   std::string degradation;  // "" or D1..D5
+  std::string activates;    // a workspace venv the fix creates; later actions run in it (playbook)
 };
 
 class knowledge_base {
@@ -92,6 +93,7 @@ class knowledge_base {
     nlohmann::json action;
     bool retries_step = false;
     std::string degradation;
+    std::string activates;
   };
   struct derivation {
     std::string name;

@@ -150,7 +150,7 @@ proposal playbook_policy::propose(const sdk::policy::propose_request& request) {
       std::string why;
     };
     std::vector<candidate> candidates;
-    for (const auto& x : knowledge_fixes(f, ctx)) {
+    for (const auto& x : knowledge_fixes(f, ctx, p.venv)) {
       if (!x.degradation.empty() && !config_.allow_degradation_fixes) continue;
       candidates.push_back({x.action, "knowledge fix " + x.id + ": " + x.description +
                                           (x.degradation.empty() ? "" : " (degradation " + x.degradation + ")")});
@@ -183,7 +183,10 @@ proposal playbook_policy::propose(const sdk::policy::propose_request& request) {
   }
   if (p.step >= steps.size()) return give_up("every step of the plan ran and the workload did not exit 0", p);
   const step& next = steps.at(p.step);
-  return make(next.action, "step `" + next.id + "` (" + next.origin + ")", p);
+  return make(in_venv(next.action, p.venv),
+              "step `" + next.id + "` (" + next.origin + ")" +
+                  (p.venv.empty() ? std::string() : " in the workspace virtual environment " + p.venv),
+              p);
 }
 
 }  // namespace r2r::plugins::policy

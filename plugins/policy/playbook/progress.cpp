@@ -72,10 +72,17 @@ failure classify(const turn_record& t, std::size_t step, bool after_success, con
   return f;
 }
 
-std::optional<std::size_t> step_of(const nlohmann::json& action, const std::vector<step>& steps) {
+std::optional<std::size_t> step_of(const nlohmann::json& action, const std::vector<step>& steps,
+                                   const std::string& venv) {
   for (std::size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].action == action) return i;
+    if (steps[i].action == action || (!venv.empty() && in_venv(steps[i].action, venv) == action)) return i;
   return std::nullopt;
+}
+
+std::string quoted(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 /// A step ran (or was denied): advance, or open a failure.
@@ -114,6 +121,7 @@ void to_json(nlohmann::json& j, const progress& p) {
                      {"claim_denied", p.claim_denied},
                      {"claimed", p.claimed},
                      {"gave_up", p.gave_up}};
+  if (!p.venv.empty()) j["venv"] = p.venv;
   if (p.open) {
     const failure& f = *p.open;
     j["open"] = {{"step", f.step},           {"after_success", f.after_success},
@@ -137,6 +145,7 @@ void from_json(const nlohmann::json& j, progress& p) {
   p.claim_denied = j.at("claim_denied").get<std::string>();
   p.claimed = j.at("claimed").get<bool>();
   p.gave_up = j.at("gave_up").get<bool>();
+  p.venv = j.value("venv", std::string());
   if (auto o = j.find("open"); o != j.end()) {
     failure f;
     f.step = o->at("step").get<std::size_t>();
@@ -152,7 +161,27 @@ void from_json(const nlohmann::json& j, progress& p) {
   }
 }
 
-std::vector<fix> knowledge_fixes(const failure& f, const fold_context& ctx) {
+nlohmann::json in_venv(const nlohmann::json& action, const std::string& venv) {
+  if (venv.empty() || !action.is_object()) return action;
+  const std::string activate = ". " + venv + "/bin/activate && ";
+  if (action.contains("command") && action.at("command").is_string()) {
+    nlohmann::json out = action;
+    if (action.value("type", std::string()) == "install") out["type"] = "run";  // two commands: not one install
+    out["command"] = activate + action.at("command").get<std::string>();
+    return out;
+  }
+  const std::string manager = action.value("manager", std::string());
+  if (action.value("type", std::string()) == "install" && (manager == "pip" || manager == "uv") &&
+      action.contains("packages") && action.at("packages").is_array()) {
+    std::string command = activate + "python -m pip install";
+    for (const auto& p : action.at("packages"))
+      if (p.is_string()) command += " " + quoted(p.get<std::string>());
+    return nlohmann::json{{"type", "run"}, {"command", command}};
+  }
+  return action;
+}
+
+std::vector<fix> knowledge_fixes(const failure& f, const fold_context& ctx, const std::string& venv) {
   std::vector<fix> out;
   if (f.step >= ctx.steps->size()) return out;
   variables vars = ctx.vars;
@@ -160,7 +189,10 @@ std::vector<fix> knowledge_fixes(const failure& f, const fold_context& ctx) {
   vars["command"] = action.value("command", std::string());
   vars["action_type"] = action.value("type", std::string());
   for (const auto& m : f.matches) {
-    for (auto& x : ctx.kb->fixes(m, vars)) out.push_back(std::move(x));
+    for (auto& x : ctx.kb->fixes(m, vars)) {
+      x.action = in_venv(x.action, venv);
+      out.push_back(std::move(x));
+    }
   }
   return out;
 }
@@ -192,16 +224,17 @@ progress fold(progress p, const std::vector<turn_record>& history, const fold_co
     if (p.open) {
       // A knowledge-base fix of the open failure, a step (re)run, or else a fix from a hint.
       const failure open = *p.open;
-      const auto candidates = knowledge_fixes(open, ctx);
+      const auto candidates = knowledge_fixes(open, ctx, p.venv);
       const auto known =
           std::find_if(candidates.begin(), candidates.end(), [&](const fix& f) { return f.action == t.action; });
-      const auto as_step = step_of(t.action, steps);
+      const auto as_step = step_of(t.action, steps, p.venv);
       if (known == candidates.end() && as_step) {
         on_step_run(p, *as_step, t, ctx);
         continue;
       }
       const bool retries_step = known != candidates.end() && known->retries_step;
       p.attempts.push_back({t.turn, open.step, open.signature, t.action, outcome_of(t)});
+      if (known != candidates.end() && !known->activates.empty() && succeeded(t)) p.venv = known->activates;
       if (retries_step) {
         on_step_run(p, open.step, t, ctx);
       } else if (succeeded(t)) {
@@ -209,7 +242,7 @@ progress fold(progress p, const std::vector<turn_record>& history, const fold_co
       }
       continue;
     }
-    if (const auto i = step_of(t.action, steps)) on_step_run(p, *i, t, ctx);
+    if (const auto i = step_of(t.action, steps, p.venv)) on_step_run(p, *i, t, ctx);
     // Anything else (an operator's or another policy's action) does not move the playbook.
   }
   return p;

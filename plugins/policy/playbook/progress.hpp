@@ -53,6 +53,7 @@ struct progress {
   std::string claim_denied;         // the success guard's reason, once claim_success was denied
   bool claimed = false;             // claim_success was allowed
   bool gave_up = false;
+  std::string venv;  // a workspace virtual environment a fix created ("activates"); later actions run in it
 };
 void to_json(nlohmann::json& j, const progress& p);
 /// Throws nlohmann::json::exception on a malformed state.
@@ -66,7 +67,12 @@ struct fold_context {
 };
 
 /// The knowledge-base fixes for `f` (every non-info match, primary first), filled for its step.
-std::vector<fix> knowledge_fixes(const failure& f, const fold_context& ctx);
+std::vector<fix> knowledge_fixes(const failure& f, const fold_context& ctx, const std::string& venv = {});
+
+/// `action` run inside the workspace virtual environment `venv` (unchanged when `venv` is empty):
+/// a command gets `. VENV/bin/activate && ` in front; an install {manager pip|uv, packages} becomes
+/// the run `. VENV/bin/activate && python -m pip install 'a' 'b'` (the venv's pip, not the system's).
+nlohmann::json in_venv(const nlohmann::json& action, const std::string& venv);
 
 /// `start` advanced by every turn of `history` after start.through_turn.
 progress fold(progress start, const std::vector<sdk::policy::turn_record>& history, const fold_context& ctx);

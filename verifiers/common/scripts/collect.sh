@@ -8,7 +8,9 @@
 #   R2R_TIMEOUT_S      workload wall-clock limit (seconds)
 #   R2R_INTERVAL_S     GPU process sampling period (seconds)
 #   R2R_TRACER         auto | rocprofv3 | rocprof | none   (amd only)
-#   R2R_PROBE_PROFILE  1: the in-process probe records device kernels with torch.profiler
+#   R2R_PROBE_PROFILE  1 | 0 | auto: the in-process probe records device kernels with torch.profiler;
+#                      auto: only when R2R_NEED_KERNEL_NAMES=1 and no kernel tracer runs
+#   R2R_NEED_KERNEL_NAMES 1: the plan names accelerator-critical kernels (builds, flash attention)
 #   R2R_MAX_ROWS       kernel-trace rows copied back
 #   R2R_MAX_LOG_BYTES  workload log bytes copied back (the tail)
 #   R2R_PROBE_SOURCE   the probe (sitecustomize.py) text
@@ -127,6 +129,7 @@ if [ -n "$DROP" ]; then
     /|/bin*|/boot*|/dev*|/etc*|/lib*|/proc*|/root|/sbin*|/sys*|/usr*|/var) ;;
     *) chown -R "$WUID:$WUID" "$PWD" 2>/dev/null ;;
   esac
+  sleep 1  # files chowned here get a ctime before START; a file the workload writes gets one after
 fi
 TRACER=none
 if [ "$R2R_VENDOR" = amd ]; then
@@ -135,9 +138,21 @@ if [ "$R2R_VENDOR" = amd ]; then
     rocprofv3|rocprof) [ -n "$(tool "$R2R_TRACER")" ] && TRACER=$R2R_TRACER ;;
   esac
 fi
+# The profiler costs time at the workload's exit: it runs only where kernel names are needed and
+# no tracer gives them.
+case "${R2R_PROBE_PROFILE:-auto}" in
+  1) PROFILE=1; PWHY="on: configured" ;;
+  0) PROFILE=0; PWHY="off: configured" ;;
+  *) if [ "$R2R_NEED_KERNEL_NAMES" != 1 ]; then PROFILE=0; PWHY="off: auto, the plan names no accelerator-critical kernels"
+     elif [ "$TRACER" != none ]; then PROFILE=0; PWHY="off: auto, the $TRACER tracer records kernel names"
+     else PROFILE=1; PWHY="on: auto, the plan names accelerator-critical kernels and no tracer runs"; fi ;;
+esac
+sec profiler
+echo "$PWHY" | emit
 TO=$(tool timeout)
 run_workload() {
-  unset R2R_PROBE_SOURCE
+  unset R2R_PROBE_SOURCE R2R_NEED_KERNEL_NAMES
+  export R2R_PROBE_PROFILE="$PROFILE"
   export R2R_PROBE_DIR="$WD/probe" PYTHONPATH="$WD/py${PYTHONPATH:+:$PYTHONPATH}" HOME="$WD/home"
   case "$TRACER" in
     rocprofv3) set -- "$(tool rocprofv3)" --kernel-trace --stats --output-format csv -d "$WD/trace" -o run -- sh -c "$R2R_WORKLOAD_CMD" ;;

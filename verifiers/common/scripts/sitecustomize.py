@@ -4,8 +4,9 @@
 # (torch.version.hip / .cuda), whether the GPU was usable, each initialised device's name, arch and
 # peak allocated bytes, and with R2R_PROBE_PROFILE=1 the device kernels torch.profiler saw, by name
 # and count, and the code loaded in the process (extension modules, Triton JIT functions, mapped
-# shared objects) that attributes kernels to a build. It never changes what the workload computes;
-# any probe failure is recorded, not raised.
+# shared objects): in-process detail about which build a kernel came from (the verifier passes a
+# build only on the host's own record of its mapped object). It never changes what the workload
+# computes; any probe failure is recorded, not raised.
 # A sitecustomize that was already on the path is imported after this one.
 import atexit
 import importlib
@@ -16,7 +17,7 @@ import time
 
 _DIR = os.environ.get("R2R_PROBE_DIR", "")
 _T0 = time.time()
-_STATE = {"profiler": None, "profiler_error": None}
+_STATE = {"profiler": None, "profiler_error": None, "profiler_path": None}
 
 
 def _start_profiler():
@@ -31,11 +32,46 @@ def _start_profiler():
         _STATE["profiler_error"] = "%s: %s" % (type(e).__name__, e)
 
 
+def _count_device_events(events, kinds=("CUDA", "PrivateUse1", "HIP")):
+    """Device kernels by name and count, from the profiler's C++ event list (KinetoEvent). The
+    device type is compared as an enum value (str() of it per event costs as much as the rest)."""
+    try:
+        from torch.autograd import DeviceType
+
+        wanted = {getattr(DeviceType, k) for k in kinds if hasattr(DeviceType, k)}
+        is_device = wanted.__contains__
+    except ImportError:
+        is_device = lambda d: any(k in str(d) for k in kinds)  # noqa: E731
+    counts = {}
+    for ev in events:
+        if is_device(ev.device_type()):
+            name = ev.name()
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def _kernels():
+    """Stops the profiler and counts device kernels. The cheap path stops the trace with
+    torch.autograd._disable_profiler() and reads the C++ result: torch.profiler's own exit builds a
+    Python object per event, sorts them and builds a tree, which is what made the exit slow
+    (bench/README.md). If the private API is missing, the documented path is used."""
     prof = _STATE["profiler"]
     if prof is None:
         return None
+    import torch
+
+    try:
+        from torch.autograd import _disable_profiler
+    except ImportError:
+        _disable_profiler = None
+    if _disable_profiler is not None:
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+        result = _disable_profiler()  # once stopped there is no way back to the documented path
+        _STATE["profiler_path"] = "kineto result"
+        return _count_device_events(result.events())
     prof.__exit__(None, None, None)
+    _STATE["profiler_path"] = "torch.profiler events"
     counts = {}
     for ev in prof.events():
         if "CUDA" in str(getattr(ev, "device_type", "")) or "PrivateUse" in str(getattr(ev, "device_type", "")):
@@ -139,6 +175,7 @@ def _write():
         info["kernels"] = None
         _STATE["profiler_error"] = "%s: %s" % (type(e).__name__, e)
     info["profiler_error"] = _STATE["profiler_error"]
+    info["profiler_path"] = _STATE["profiler_path"]
     try:
         info["code"] = _loaded_code()
     except Exception as e:

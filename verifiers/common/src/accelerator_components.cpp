@@ -79,8 +79,25 @@ struct build_result {
   json evidence;
 };
 
+/// The first object of a GPU process of the workload that `is` accepts and that predates the run,
+/// as "host: …"; "" when none, with the first refusal in `refused`.
+template <class Pred>
+std::string host_object(const host_code& host, Pred is, std::string& refused) {
+  for (const auto& [path, pid] : host.objects) {
+    if (!is(path)) continue;
+    const auto why = object_written_before_run(host, path);
+    if (why.empty()) return "host: GPU process " + std::to_string(pid) + " mapped " + path;
+    if (refused.empty()) refused = why;
+  }
+  return "";
+}
+
+bool is_triton_runtime(const std::string& path) {
+  return path.find("libtriton") != std::string::npos || path.find("/triton/_C/") != std::string::npos;
+}
+
 build_result judge_build(const planned_build& b, const std::vector<dispatched_kernel>& kernels,
-                         const std::vector<loaded_code>& code) {
+                         const std::vector<loaded_code>& code, const host_code& host, const std::string& host_gap) {
   build_result r;
   r.evidence = {{"build", b.name}, {"kind", b.kind}, {"module", b.module}, {"planned_kernels", b.kernels}};
   if (b.kernels.empty()) {
@@ -90,66 +107,93 @@ build_result judge_build(const planned_build& b, const std::vector<dispatched_ke
     return r;
   }
   json ran = json::object();
-  std::string by;
-  bool any_unattributed = false, any_foreign = false;
-  std::string foreign;
+  std::string tool_by, foreign;
   for (const auto& d : kernels) {
     const auto k =
         std::find_if(b.kernels.begin(), b.kernels.end(), [&](const auto& n) { return names_kernel(d.name, n); });
     if (k == b.kernels.end()) continue;
     ran[d.name.substr(0, 120)] = d.count;
-    if (!by.empty()) continue;
-    if (!d.code_object.empty() && b.kind != "triton") {
-      if (object_is_module(uri_path(d.code_object), b.module)) {
-        by = "code object " + d.code_object;
-      } else {
-        any_foreign = true;
-        foreign = d.name.substr(0, 80) + " from " + d.code_object;
-      }
-      continue;
+    if (d.code_object.empty() || b.kind == "triton") continue;
+    if (object_is_module(uri_path(d.code_object), b.module)) {
+      if (tool_by.empty()) tool_by = "tracer: code object " + d.code_object;
+    } else if (foreign.empty()) {
+      foreign = d.name.substr(0, 80) + " from " + d.code_object;
     }
-    for (const auto& c : code) {
-      if (b.kind == "triton") {
-        for (const auto& t : c.triton)
-          if (t.name == *k && file_is(t.file, b.file) && t.compiled.value_or(true))
-            by = "probe: Triton compiled " + t.name + " from " + t.file;
-      } else {
-        for (const auto& e : c.extensions)
-          if (e.module == b.module && e.file.find(".so") != std::string::npos)
-            by = "probe: module " + e.module + " loaded from " + e.file;
-      }
-      if (!by.empty()) break;
+  }
+  // In-process confirmation: detail only, never enough to pass.
+  std::string probe_says;
+  for (const auto& c : code) {
+    if (b.kind == "triton") {
+      for (const auto& t : c.triton)
+        if (std::find(b.kernels.begin(), b.kernels.end(), t.name) != b.kernels.end() && file_is(t.file, b.file) &&
+            t.compiled.value_or(true))
+          probe_says = "probe: Triton compiled " + t.name + " from " + t.file;
+    } else {
+      for (const auto& e : c.extensions)
+        if (e.module == b.module && e.file.find(".so") != std::string::npos)
+          probe_says = "probe: module " + e.module + " loaded from " + e.file;
     }
-    if (by.empty()) any_unattributed = true;
+  }
+  // Out-of-process attribution: the build's shared object (or, for Triton, Triton's runtime) mapped
+  // by a process of the workload that the host saw on the GPU.
+  // Setup-extension objects and Triton's runtime must predate the run (a file the workload wrote
+  // under the module's name is its own); a JIT build is compiled during the run by design.
+  std::string host_by, refused;
+  if (b.kind == "triton") {
+    if (!probe_says.empty()) host_by = host_object(host, is_triton_runtime, refused);
+  } else if (b.kind == "jit") {
+    for (const auto& [path, pid] : host.objects)
+      if (object_is_module(path, b.module)) {
+        host_by = "host: GPU process " + std::to_string(pid) + " mapped " + path + " (JIT-built during the run)";
+        break;
+      }
+  } else {
+    host_by = host_object(
+        host, [&](const std::string& p) { return object_is_module(p, b.module); }, refused);
   }
   r.evidence["ran"] = ran;
-  r.evidence["attributed_by"] = by;
+  r.evidence["attributed_by"] = host_by;
+  r.evidence["tracer_code_object"] = tool_by;
+  r.evidence["probe"] = probe_says;
   std::string planned;
   for (const auto& k : b.kernels) planned += (planned.empty() ? "" : ", ") + k;
-  if (!by.empty()) {
-    long long n = 0;
-    for (const auto& [name, c] : ran.items()) n += c.get<long long>();
-    r.status = outcome::pass;
-    r.detail = b.name + ": " + std::to_string(n) + " dispatches of its kernels (" + by + ")";
-  } else if (ran.empty()) {
+  if (ran.empty()) {
     r.status = outcome::fail;
     r.detail = b.name + ": none of its kernels (" + planned +
                ") was dispatched; the code ran without it "
                "(a Python or library fallback)";
-  } else if (any_foreign && !any_unattributed) {
+  } else if (!foreign.empty() && tool_by.empty()) {
     r.status = outcome::fail;
     r.detail = b.name + ": kernels named like its own ran from another code object (" + foreign +
                "), not from module " + b.module;
+  } else if (!host_by.empty()) {
+    long long n = 0;
+    for (const auto& [name, c] : ran.items()) n += c.get<long long>();
+    r.status = outcome::pass;
+    r.detail = b.name + ": " + std::to_string(n) + " dispatches of its kernels (" + host_by +
+               (tool_by.empty() ? "" : "; " + tool_by) + (probe_says.empty() ? "" : "; " + probe_says) + ")";
   } else {
     r.status = outcome::not_verified;
-    r.detail = b.name + ": kernels named like its own ran (" + ran.begin().key() +
-               ") but no code-object record or probe record attributes them to module " + b.module;
+    std::string why;
+    if (!refused.empty())
+      why = refused;
+    else if (!host_gap.empty())
+      why = host_gap;
+    else if (b.kind == "triton")
+      why = probe_says.empty() ? "no record shows " + planned + " compiled from " + b.file
+                               : "no GPU process of the workload mapped Triton's runtime (host /proc/<pid>/maps)";
+    else
+      why = "no GPU process of the workload mapped module " + b.module + "'s shared object (host /proc/<pid>/maps)";
+    r.detail = b.name + ": kernels named like its own ran (" + ran.begin().key() + ") but " + why +
+               (probe_says.empty()
+                    ? ""
+                    : "; the probe's record (" + probe_says + ") is in-process evidence and cannot pass a build alone");
   }
   return r;
 }
 
 build_result judge_flash(const std::vector<dispatched_kernel>& kernels, const std::vector<loaded_code>& code,
-                         std::vector<v::ledger_entry>& ledger) {
+                         const host_code& host, std::vector<v::ledger_entry>& ledger) {
   build_result r;
   bool flash_module = false;
   std::string flash_module_name;
@@ -159,18 +203,22 @@ build_result judge_flash(const std::vector<dispatched_kernel>& kernels, const st
         flash_module = true;
         flash_module_name = e.module;
       }
-  long long flash = 0, other = 0, unknown = 0;
-  std::string other_names, flash_by;
+  std::string refused;  // a flash_attn object or Triton runtime written during the run
+  const std::string host_flash = host_object(host, mentions_flash, refused);
+  const std::string triton_rt = host_object(host, is_triton_runtime, refused);
+  long long flash = 0, unconfirmed = 0, other = 0, unknown = 0;
+  std::string other_names, flash_by, unconfirmed_by;
   json seen = json::array();
   for (const auto& d : kernels) {
     const auto fam = classify_kernel(d.name);
     if (fam != kernel_family::flash_attention && fam != kernel_family::sdpa_fallback) continue;
-    std::string origin;
+    std::string origin, confirmed_by;
     bool is_flash = false, known = true;
     const std::string path = uri_path(d.code_object);
     if (!d.code_object.empty()) {
       is_flash = mentions_flash(path);
       origin = "code object " + d.code_object;
+      confirmed_by = host_flash;
     } else {
       const loaded_code::triton_function* tf = nullptr;
       for (const auto& c : code)
@@ -179,21 +227,29 @@ build_result judge_flash(const std::vector<dispatched_kernel>& kernels, const st
       if (tf != nullptr) {
         is_flash = tf->module.starts_with("flash_attn");
         origin = "Triton function " + tf->module + "." + tf->name + " (" + tf->file + ")";
+        confirmed_by = triton_rt;
       } else if (fam == kernel_family::sdpa_fallback) {
         origin = "named as PyTorch's memory-efficient SDPA kernel";  // a name may fail a run, never pass it
       } else if (flash_module) {
         is_flash = true;
         origin = "probe: module " + flash_module_name + " loaded";
+        confirmed_by = host_flash;
       } else {
         known = false;
         origin = "no code-object or probe record";
       }
     }
-    seen.push_back(
-        {{"kernel", d.name.substr(0, 120)}, {"count", d.count}, {"origin", origin}, {"flash_attn", is_flash}});
-    if (is_flash) {
+    seen.push_back({{"kernel", d.name.substr(0, 120)},
+                    {"count", d.count},
+                    {"origin", origin},
+                    {"flash_attn", is_flash},
+                    {"host", confirmed_by}});
+    if (is_flash && !confirmed_by.empty()) {
       flash += d.count;
-      if (flash_by.empty()) flash_by = origin;
+      if (flash_by.empty()) flash_by = origin + "; " + confirmed_by;
+    } else if (is_flash) {
+      unconfirmed += d.count;
+      if (unconfirmed_by.empty()) unconfirmed_by = origin;
     } else if (known) {
       other += d.count;
       if (other_names.size() < 200)
@@ -211,6 +267,13 @@ build_result judge_flash(const std::vector<dispatched_kernel>& kernels, const st
     r.detail = "flash-attn: attention ran in kernels that are not flash-attn's: " + other_names;
     ledger.push_back({"flash-attention", "D2",
                       "PyTorch SDPA or another attention implementation ran instead of flash-attn: " + other_names});
+  } else if (unconfirmed > 0) {
+    r.status = outcome::not_verified;
+    r.detail = "flash-attn: attention kernels attributed to flash_attn in-process (" + unconfirmed_by +
+               ") but no GPU process of the workload mapped the flash_attn library (or, for its Triton backend, "
+               "Triton's runtime) as the host saw it" +
+               (refused.empty() ? std::string() : " (" + refused + ")") +
+               ": in-process records cannot pass a build alone";
   } else if (unknown > 0) {
     r.status = outcome::not_verified;
     r.detail =
@@ -297,7 +360,8 @@ loaded_code parse_probe_code(std::string_view probe_json) {
 
 component_verdict check_accelerator_components(const component_plan& plan,
                                                const std::vector<dispatched_kernel>& kernels,
-                                               const std::vector<loaded_code>& code, bool kernels_recorded) {
+                                               const std::vector<loaded_code>& code, bool kernels_recorded,
+                                               const host_code& host, const std::string& host_gap) {
   component_verdict out;
   out.evidence = json::array();
   if (!plan.flash_attention && plan.builds.empty()) {
@@ -311,9 +375,9 @@ component_verdict check_accelerator_components(const component_plan& plan,
     return out;
   }
   std::vector<build_result> results;
-  if (plan.flash_attention) results.push_back(judge_flash(kernels, code, out.ledger));
+  if (plan.flash_attention) results.push_back(judge_flash(kernels, code, host, out.ledger));
   for (const auto& b : plan.builds) {
-    auto r = judge_build(b, kernels, code);
+    auto r = judge_build(b, kernels, code, host, host_gap);
     if (r.status == outcome::fail)
       out.ledger.push_back({b.name, "D3", "the build's own kernels did not run: " + r.detail});
     results.push_back(std::move(r));

@@ -9,12 +9,18 @@ namespace r2r::verify {
 
 void to_json(nlohmann::json& j, const host_process& p) {
   j = {{"pid", p.pid}, {"nspid", p.nspid}, {"pidns", p.pidns}, {"uid", p.uid}};
+  if (!p.objects.empty()) j["objects"] = p.objects;
+  if (!p.object_ctimes.empty()) j["object_ctimes"] = p.object_ctimes;
+  if (!p.objects_error.empty()) j["objects_error"] = p.objects_error;
 }
 void from_json(const nlohmann::json& j, host_process& p) {
   p.pid = j.at("pid").get<long long>();
   p.nspid = j.value("nspid", std::vector<long long>{});
   p.pidns = j.value("pidns", std::string());
   p.uid = j.value("uid", -1LL);
+  p.objects = j.value("objects", std::vector<std::string>{});
+  p.object_ctimes = j.value("object_ctimes", std::vector<double>{});
+  p.objects_error = j.value("objects_error", std::string());
 }
 void to_json(nlohmann::json& j, const host_sample& s) {
   j = {{"t", s.t}, {"source", s.source}, {"procs", s.procs}};

@@ -3,6 +3,7 @@
 #include <r2r/verify/nvidia_smi.hpp>
 #include <r2r/verify/text.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace r2r::verify {
 namespace {
@@ -41,7 +43,7 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-host_process describe(const host_sampler_config& cfg, long long pid) {
+host_process describe(const host_sampler_config& cfg, long long pid, object_memo* memo) {
   host_process hp;
   hp.pid = pid;
   const fs::path dir = fs::path(cfg.proc_root) / std::to_string(pid);
@@ -57,6 +59,19 @@ host_process describe(const host_sampler_config& cfg, long long pid) {
   std::error_code ec;
   const auto ns = fs::read_symlink(dir / "ns" / "pid", ec);
   if (!ec) hp.pidns = ns.string();
+  try {
+    auto* seen = memo != nullptr ? &(*memo)[pid] : nullptr;
+    for (auto& o : mapped_objects(cfg.proc_root, pid)) {
+      if (seen != nullptr && !seen->insert(o).second) continue;
+      struct stat st {};
+      const std::string in_ns = (dir / "root").string() + o;  // the path in the process's mount namespace
+      hp.object_ctimes.push_back(
+          ::stat(in_ns.c_str(), &st) == 0 ? static_cast<double>(st.st_ctim.tv_sec) + st.st_ctim.tv_nsec / 1e9 : -1.0);
+      hp.objects.push_back(std::move(o));
+    }
+  } catch (const std::exception& e) {
+    hp.objects_error = e.what();
+  }
   return hp;
 }
 
@@ -72,6 +87,36 @@ std::set<long long> pmon_pids(std::string_view pmon) {
 }
 
 }  // namespace
+
+std::vector<std::string> mapped_objects(const std::string& proc_root, long long pid) {
+  constexpr std::size_t max_objects = 4000;  // a large PyTorch process maps about 300
+  const fs::path maps = fs::path(proc_root) / std::to_string(pid) / "maps";
+  std::ifstream in(maps);
+  if (!in.good())
+    throw std::runtime_error("cannot read " + maps.string() +
+                             " (the process left, or the verifier lacks ptrace-read access: run it as root)");
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  std::string line;
+  while (std::getline(in, line) && out.size() < max_objects) {
+    // address perms offset dev inode path: the path is everything after the fifth field.
+    std::size_t pos = 0;
+    for (int field = 0; field < 5 && pos != std::string::npos; ++field) {
+      pos = line.find_first_not_of(' ', pos);
+      if (pos != std::string::npos) pos = line.find(' ', pos);
+    }
+    if (pos == std::string::npos) continue;
+    const std::string path(trim(std::string_view(line).substr(pos)));
+    if (!path.starts_with("/")) continue;
+    const auto so = path.rfind(".so");
+    if (so == std::string::npos || so < path.rfind('/')) continue;
+    const auto rest = std::string_view(path).substr(so + 3);
+    if (!rest.empty() && rest.front() != '.' && rest.front() != ' ') continue;  // "x.so", "x.so.6", "x.so (deleted)"
+    if (seen.insert(path).second) out.push_back(path);
+  }
+  if (in.bad()) throw std::runtime_error("error reading " + maps.string());
+  return out;
+}
 
 std::optional<std::string> host_tool(const host_sampler_config& cfg, const std::string& name) {
   for (const auto& d : cfg.tool_dirs) {
@@ -93,7 +138,7 @@ std::pair<bool, std::string> host_sampler_available(const host_sampler_config& c
   return {false, "no nvidia-smi in the host directories " + dirs};
 }
 
-host_sample take_host_sample(const host_sampler_config& cfg) {
+host_sample take_host_sample(const host_sampler_config& cfg, object_memo* memo) {
   host_sample s;
   s.t = now_s();
   std::set<long long> pids;
@@ -133,7 +178,7 @@ host_sample take_host_sample(const host_sampler_config& cfg) {
     for (const auto p : pmon_pids(s.pmon)) pids.insert(p);
   }
   for (const auto p : pids)
-    if (p > 0) s.procs.push_back(describe(cfg, p));
+    if (p > 0) s.procs.push_back(describe(cfg, p, memo));
   return s;
 }
 
@@ -151,7 +196,7 @@ void host_sampler::loop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
-    auto s = take_host_sample(cfg_);
+    auto s = take_host_sample(cfg_, &memo_);
     lock.lock();
     samples_.push_back(std::move(s));
     cv_.wait_for(lock, std::chrono::duration<double>(cfg_.interval_s), [this] { return stopping_; });

@@ -75,7 +75,15 @@ void from_json(const nlohmann::json& j, mode1_config& c) {
   c.timeout_s = j.value("timeout_s", c.timeout_s);
   c.sample_interval_s = j.value("sample_interval_s", c.sample_interval_s);
   c.tracer = j.value("tracer", c.tracer);
-  c.profile = j.value("profile", c.profile);
+  if (const auto p = j.find("profile"); p != j.end()) {
+    if (p->is_boolean())
+      c.profile = p->get<bool>() ? "on" : "off";
+    else if (p->is_string() && (*p == "auto" || *p == "on" || *p == "off"))
+      c.profile = p->get<std::string>();
+    else
+      throw sdk::invalid_argument("profile: expected \"auto\", \"on\" or \"off\" (or true / false), found " +
+                                  p->dump() + "; \"auto\" runs torch.profiler only when the plan needs kernel names");
+  }
   c.max_trace_rows = j.value("max_trace_rows", c.max_trace_rows);
   c.max_log_bytes = j.value("max_log_bytes", c.max_log_bytes);
   c.custom_kernels = j.value("custom_kernels", c.custom_kernels);
@@ -148,7 +156,11 @@ const std::string& probe_source() {
   return s;
 }
 
-std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command) {
+bool kernel_names_needed(const mode1_expectations& want) {
+  return want.flash_attention || !want.components.builds.empty() || !want.custom_kernels.empty();
+}
+
+std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command, bool names_needed) {
   const auto num = [](double d) {
     std::string s = std::to_string(d);
     s.erase(s.find_last_not_of('0') + 1);
@@ -161,7 +173,10 @@ std::map<std::string, std::string> collect_env(const mode1_config& cfg, const st
           {"R2R_TIMEOUT_S", num(cfg.timeout_s)},
           {"R2R_INTERVAL_S", num(cfg.sample_interval_s)},
           {"R2R_TRACER", cfg.tracer},
-          {"R2R_PROBE_PROFILE", cfg.profile ? "1" : "0"},
+          {"R2R_PROBE_PROFILE", cfg.profile == "on"    ? "1"
+                                : cfg.profile == "off" ? "0"
+                                                       : "auto"},
+          {"R2R_NEED_KERNEL_NAMES", names_needed ? "1" : "0"},
           {"R2R_MAX_ROWS", std::to_string(cfg.max_trace_rows)},
           {"R2R_MAX_LOG_BYTES", std::to_string(cfg.max_log_bytes)},
           {"R2R_PROBE_SOURCE", probe_source()}};
@@ -274,7 +289,7 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
   exec.command = collect_script();
   exec.timeout_s = config_.timeout_s + 120;  // the script's own timeout fires first and keeps the evidence
   exec.max_output_bytes = std::int64_t{16} << 20;
-  exec.env = collect_env(config_, want.command);
+  exec.env = collect_env(config_, want.command, kernel_names_needed(want));
   exec.workdir = request.sandbox->workdir;
 
   mode1_capture capture;

@@ -178,7 +178,10 @@ v::check check_accelerator_components(const mode1_expectations& want, const mode
       return unverified("accelerator_components", std::string("a probe record is unreadable: ") + e.what());
     }
   }
-  auto verdict = r2r::verify::check_accelerator_components(want.components, ran, code, !ev.kernels.empty());
+  auto verdict = r2r::verify::check_accelerator_components(want.components, ran, code, !ev.kernels.empty(), ev.mapped,
+                                                           host_code_gap(ev.mapped, ev.share.host_pids));
+  if (ev.kernels.empty() && !ev.profiler.empty() && verdict.check.status == "not_verified")
+    verdict.check.detail += " (torch.profiler " + ev.profiler + ")";
   ledger.insert(ledger.end(), verdict.ledger.begin(), verdict.ledger.end());
   if (!verdict.evidence.empty())
     evidence.push_back({"accelerator_components",

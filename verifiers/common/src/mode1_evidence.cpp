@@ -8,9 +8,9 @@
 namespace r2r::verify::mode1_detail {
 namespace {
 
-const std::set<std::string> known_sections = {"collector",  "tools",    "device_nodes", "rocminfo", "query_gpu",
-                                              "device_end", "privdrop", "pidns",        "exit",     "sweep",
-                                              "tracer",     "probe",    "trace",        "samples",  "log"};
+const std::set<std::string> known_sections = {
+    "collector", "tools", "device_nodes", "rocminfo", "query_gpu", "device_end", "privdrop", "pidns",
+    "exit",      "sweep", "tracer",       "profiler", "probe",     "trace",      "samples",  "log"};
 
 const bundle_section* find(const std::vector<bundle_section>& s, std::string_view name) {
   for (const auto& x : s)
@@ -111,6 +111,7 @@ mode1_evidence read_evidence(const mode1_config& cfg, const mode1_capture& captu
     }
   }
   if (const auto* t = find(ev.sections, "tracer")) ev.tracer = std::string(trim(t->body));
+  if (const auto* p = find(ev.sections, "profiler")) ev.profiler = std::string(trim(p->body));
   if (const auto* l = find(ev.sections, "log")) {
     ev.run.log = l->body;
     const auto shown = l->args.empty() ? std::nullopt : to_int(l->args[0]);
@@ -182,6 +183,8 @@ mode1_evidence read_evidence(const mode1_config& cfg, const mode1_capture& captu
   }
   if (ev.root_pid > 0) ev.identity.pids.insert(ev.root_pid);
   ev.share = measure_gpu_share(capture.host_samples, ev.identity, ev.t0, ev.t1);
+  ev.mapped = workload_objects(capture.host_samples, ev.share.host_pids);
+  ev.mapped.run_start = ev.t0;
   // De-duplicate repeated uid findings (one per pid is enough to read).
   std::sort(ev.forged.begin(), ev.forged.end());
   ev.forged.erase(std::unique(ev.forged.begin(), ev.forged.end()), ev.forged.end());

@@ -7,6 +7,7 @@
 #include <r2r/verify/bundle.hpp>
 #include <r2r/verify/capture.hpp>
 #include <r2r/verify/gpu_share.hpp>
+#include <r2r/verify/host_objects.hpp>
 #include <r2r/verify/mode1.hpp>
 #include <r2r/verify/rocprof.hpp>
 #include <r2r/verify/torch_output.hpp>
@@ -33,6 +34,7 @@ struct mode1_evidence {
   long long root_pid = -1;
   double t0 = 0, t1 = 0;  // workload start / end, unix seconds (collector clock)
   std::string tracer = "none";
+  std::string profiler;  // the collector's "on: why" / "off: why" ("" in captures before it said)
   long long dispatch_rows = 0, gpu_rows = 0;
   bool have_stats = false;
   std::map<std::string, long long> kernels;  // in-process kernel names (tracer, profiler) -> count
@@ -43,6 +45,7 @@ struct mode1_evidence {
   std::string sandbox_tool;
   int sandbox_samples = 0;
   gpu_share share;
+  host_code mapped;  // what the workload's GPU processes mapped, host-side
   bool host_ran = false;
   std::string host_note;
 };

@@ -3,8 +3,11 @@
 #include <r2r/verify/torch_output.hpp>
 
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <regex>
+#include <stdexcept>
 
 namespace r2r::verify {
 namespace {
@@ -201,14 +204,45 @@ probe_report parse_probe_json(std::string_view text) {
   } catch (const nlohmann::json::exception& e) {
     throw parse_error(tool, "the probe's fields with their types (pid number, torch object, devices array)", e.what(),
                       "The file is not a repo2rocm probe output, or was written by something else");
+  } catch (const std::invalid_argument& e) {
+    throw parse_error(tool, "whole numbers in range for pid, ppid, device index and kernel counts", e.what(),
+                      "The file is not a repo2rocm probe output, or was written by something else");
   }
 }
 
 namespace {
+/// A JSON number as a whole number in [lo, hi]: integers as they are, a float only when it is whole
+/// and in range. The probe runs in the workload's interpreter, so a field may hold 1e300 or 2.5, and a
+/// cast of those to an integer is undefined behaviour (found by fuzz_probe_json). Throws
+/// std::invalid_argument naming the field otherwise.
+long long whole_number(const nlohmann::json& v, const char* field, long long lo, long long hi) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<unsigned long long>();
+    if (u <= static_cast<unsigned long long>(hi)) return static_cast<long long>(u);
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<long long>();
+    if (i >= lo && i <= hi) return i;
+  } else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // 2^63 is exact as a double; [lo, hi] of long long or int lies inside (-2^63, 2^63).
+    if (std::isfinite(d) && d == std::trunc(d) && d >= static_cast<double>(lo) && d < 9223372036854775808.0 &&
+        d <= static_cast<double>(hi))
+      return static_cast<long long>(d);
+  }
+  throw std::invalid_argument(std::string("\"") + field +
+                              "\" is not a whole number in range: " + v.dump().substr(0, 80));
+}
+
+long long whole_field(const nlohmann::json& object, const char* field, long long fallback) {
+  const auto it = object.find(field);
+  if (it == object.end()) return fallback;
+  return whole_number(*it, field, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+}
+
 probe_report probe_from_json(const nlohmann::json& j) {
   probe_report p;
-  p.pid = j.value("pid", -1LL);
-  p.ppid = j.value("ppid", -1LL);
+  p.pid = whole_field(j, "pid", -1);
+  p.ppid = whole_field(j, "ppid", -1);
   if (const auto t = j.find("torch"); t != j.end() && t->is_object()) {
     p.torch_loaded = true;
     p.torch_version = t->value("version", std::string());
@@ -218,11 +252,20 @@ probe_report probe_from_json(const nlohmann::json& j) {
   p.is_available = j.value("is_available", false);
   p.initialized = j.value("initialized", false);
   for (const auto& d : j.value("devices", nlohmann::json::array())) {
-    p.devices.push_back({d.value("index", -1), d.value("name", std::string()), d.value("arch", std::string()),
-                         d.value("max_memory_allocated", 0.0)});
+    const auto index = d.contains("index")
+                           ? static_cast<int>(whole_number(d.at("index"), "index", std::numeric_limits<int>::min(),
+                                                           std::numeric_limits<int>::max()))
+                           : -1;
+    p.devices.push_back(
+        {index, d.value("name", std::string()), d.value("arch", std::string()), d.value("max_memory_allocated", 0.0)});
   }
-  if (const auto k = j.find("kernels"); k != j.end() && k->is_object())
-    p.kernels = k->get<std::map<std::string, long long>>();
+  if (const auto k = j.find("kernels"); k != j.end() && k->is_object()) {
+    std::map<std::string, long long> kernels;
+    for (const auto& [name, count] : k->items())
+      kernels[name] =
+          whole_number(count, "kernels", std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+    p.kernels = std::move(kernels);
+  }
   if (const auto v = j.find("profiler_error"); v != j.end() && v->is_string()) p.profiler_error = v->get<std::string>();
   if (const auto v = j.find("probe_error"); v != j.end() && v->is_string()) p.probe_error = v->get<std::string>();
   return p;

@@ -63,6 +63,105 @@ TEST(Mode1AttackH200, HonestCaptureWithoutHostSamplesIsNotVerified) {
   EXPECT_EQ(r.verdict, "not_verified") << "the probe and the profiler alone cannot pass a run";
 }
 
+// A planned extension build and the real H200 run of honest.py (real GPU work, the host saw it
+// busy). The attack: the workload's probe claims the build's module was loaded and its kernel ran.
+nlohmann::json rmsnorm_build_plan(const std::string& command) {
+  auto p = plan(command);
+  p["kernel_builds"].push_back({{"kind", "setup_extension"},
+                                {"name", "fused_rmsnorm._C"},
+                                {"module", "fused_rmsnorm._C"},
+                                {"step", "build-repository-extensions"},
+                                {"note", ""},
+                                {"kernels", {"rmsnorm_forward_kernel"}}});
+  return p;
+}
+const char* const rmsnorm_so = "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so";
+
+/// The honest H200 capture with its probe rewritten to claim the build, and `objects` as what the
+/// host read from every process's /proc/<pid>/maps, each with ctime an hour before the run, or
+/// with `written_during_run` at the run's last host sample.
+nlohmann::json honest_with_forged_build_probe(const std::vector<std::string>& objects,
+                                              bool written_during_run = false) {
+  auto c = h200_capture("honest").get<mode1_capture>();
+  std::string& out = c.collector.stdout_text;
+  const std::string header = "@@R2R-" + c.nonce + " probe probe-531.json ";
+  const auto h = out.find(header);
+  EXPECT_NE(h, std::string::npos);
+  const auto body_start = out.find('\n', h) + 1;
+  const auto body_end = out.find("\n@@R2R-" + c.nonce + " ", body_start);
+  auto probe = nlohmann::json::parse(out.substr(body_start, body_end - body_start));
+  probe["kernels"]["rmsnorm_forward_kernel(float const*, float*, int)"] = 500;
+  probe["code"] = {{"extensions", {{{"module", "fused_rmsnorm._C"}, {"file", rmsnorm_so}}}},
+                   {"triton", nlohmann::json::array()},
+                   {"objects", {rmsnorm_so}}};
+  const std::string forged = probe.dump();
+  out = out.substr(0, h) + header + std::to_string(forged.size()) + "\n" + forged + out.substr(body_end);
+  const double ctime = written_during_run ? c.host_samples.back().t : c.host_samples.front().t - 3600;
+  for (auto& s : c.host_samples)
+    for (auto& p : s.procs) {
+      p.objects = objects;
+      p.object_ctimes.assign(objects.size(), ctime);
+    }
+  return nlohmann::json(c);
+}
+
+TEST(Mode1AttackH200, ForgedBuildRecordPlusRealGpuWorkIsNotVerified) {
+  const auto p = rmsnorm_build_plan("python3 honest.py 20");
+  // As recorded on the H200 (the sampler of that day read no maps): nothing host-side attributes it.
+  auto r = judge_with_plan(honest_with_forged_build_probe({}), p);
+  EXPECT_EQ(check_named(r, "kernels_on_gpu").status, "pass") << "the GPU work is real";
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified")
+      << check_named(r, "accelerator_components").detail;
+  expect_not_pass(r);
+  // The host read the maps: torch's libraries, never the build's object.
+  r = judge_with_plan(
+      honest_with_forged_build_probe({"/usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so"}), p);
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
+  EXPECT_THAT(check_named(r, "accelerator_components").detail,
+              HasSubstr("no GPU process of the workload mapped module fused_rmsnorm._C"));
+  expect_not_pass(r);
+}
+
+TEST(Mode1AttackH200, AFileWrittenUnderTheModulesNameDuringTheRunIsNotVerified) {
+  // The workload writes a file at the module's path, maps it and forges the probe: the host's stat
+  // shows the file is younger than the run.
+  const auto r =
+      judge_with_plan(honest_with_forged_build_probe(
+                          {"/usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so", rmsnorm_so}, true),
+                      rmsnorm_build_plan("python3 honest.py 20"));
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
+  EXPECT_THAT(check_named(r, "accelerator_components").detail, HasSubstr("was written during the run"));
+  expect_not_pass(r);
+}
+
+TEST(Mode1AttackH200, BuildObjectMappedByTheGpuProcessPasses) {
+  // The honest twin: the same run where the host saw the build's object mapped in the GPU process.
+  const auto r =
+      judge_with_plan(honest_with_forged_build_probe(
+                          {"/usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so", rmsnorm_so}),
+                      rmsnorm_build_plan("python3 honest.py 20"));
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "pass") << check_named(r, "accelerator_components").detail;
+  EXPECT_EQ(r.verdict, "pass") << r.summary;
+}
+
+TEST(Mode1Attack, ForgedBuildProbeAndTraceWithTheGpuBusyIsNotVerified) {
+  // AMD: the probe claims the module, the tracer CSV (workload-written) names the kernel, the GPU is
+  // really busy for the workload; the host's maps show only torch and HIP.
+  amd_capture b;
+  b.trace =
+      "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\","
+      "\"End_Timestamp\"\n\"KERNEL_DISPATCH\",\"Agent 4\",1,3,\"rmsnorm_forward_kernel(float const*, float*)\",2,"
+      "30,40\n";
+  std::string probe = hip_probe;
+  probe.pop_back();
+  b.probe = probe + R"(, "code": {"extensions": [{"module": "fused_rmsnorm._C", "file": ")" + rmsnorm_so +
+            R"("}], "triton": [], "objects": []}})";
+  const auto r = judge_with_plan(b.capture(), rmsnorm_build_plan("python train.py"));
+  EXPECT_EQ(check_named(r, "kernels_on_gpu").status, "pass");
+  EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
+  expect_not_pass(r);
+}
+
 // ------------------------------------------------------------------ in-process evidence cannot pass
 
 TEST(Mode1Attack, ForgedProbeWithoutHostEvidenceIsNotVerified) {

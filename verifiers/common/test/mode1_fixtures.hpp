@@ -102,6 +102,10 @@ struct amd_capture {
   std::string extra;  // raw text appended after the log header line's body (an attack's injection point)
   int busy_samples = 40, idle_samples = 0;
   long long host_pid = 2075718;
+  // What the host read from /proc/<host_pid>/maps (reported in the first sample, as the sampler
+  // reports each object once per pid).
+  std::vector<std::string> host_objects = {"/opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_hip.so",
+                                           "/opt/rocm/lib/libamdhip64.so.6"};
 
   std::string header(const std::string& name) const { return "\n@@R2R-" + fence + " " + name + "\n"; }
   std::string text() const {
@@ -132,7 +136,11 @@ struct amd_capture {
       h.source = "kfd";
       h.kfd = std::to_string(host_pid) + " 1073741824\n";
       h.util = std::string("card1 ") + (i < busy_samples ? "87" : "0") + "\n";
-      h.procs.push_back({host_pid, {host_pid, 1075718}, "pid:[4026532201]", 65534});
+      h.procs.push_back({host_pid, {host_pid, 1075718}, "pid:[4026532201]", 65534, {}, {}, ""});
+      if (i == 0) {
+        h.procs.back().objects = host_objects;
+        h.procs.back().object_ctimes.assign(host_objects.size(), 900);  // installed before the run (t0 1000)
+      }
       c.host_samples.push_back(h);
     }
     return c;

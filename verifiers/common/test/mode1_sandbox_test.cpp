@@ -171,6 +171,44 @@ TEST(Mode1Collector, DirectRunAsRootDropsPrivilegesAndTheAttackFindsNothing) {
   EXPECT_EQ(r.workload->exit_code, 3) << "the real exit code, not the forged 0";
 }
 
+/// collect.sh run directly with the stand-in nvidia-smi; the workload prints what the probe was told.
+/// Its workload uid is not DirectRunAsRoot's: a root collector kills every process of its workload
+/// uid, so two run in parallel must not share one.
+std::string collect_profile_run(const std::string& profile, bool names_needed) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("r2r-collector-profile-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "bin");
+  fs::copy_file(attack_dir + "/nvidia-smi", dir / "bin" / "nvidia-smi", fs::copy_options::overwrite_existing);
+  for (const auto& p : {dir, dir / "bin"})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  const std::string cap = (dir / "capture.json").string();
+  const std::string cmd =
+      "cd '" + dir.string() + "' && PATH='" + dir.string() + "/bin':$PATH '" + R2R_CAPTURE_TOOL +
+      "' collect --vendor nvidia --workload-uid 65533 --command 'echo probe-profile=$R2R_PROBE_PROFILE "
+      "names=${R2R_NEED_KERNEL_NAMES:-unset}' --timeout 30 --interval 0.2 --profile " +
+      profile + " --names-needed " + (names_needed ? "1" : "0") + " --out '" + cap + "' 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(cap);
+  const auto c = nlohmann::json::parse(in).get<r2r::verify::mode1_capture>();
+  fs::remove_all(dir);
+  return c.collector.stdout_text;
+}
+
+TEST(Mode1Collector, ProfilerRunsOnlyWhereKernelNamesAreNeeded) {
+  // auto, a plan with no accelerator-critical kernels: the profiler's exit cost is never paid.
+  auto out = collect_profile_run("auto", false);
+  EXPECT_THAT(out, HasSubstr("profiler\noff: auto, the plan names no accelerator-critical kernels"));
+  EXPECT_THAT(out, HasSubstr("probe-profile=0 names=unset")) << out;
+  // auto, planned builds on NVIDIA (no kernel tracer): the names come from the profiler.
+  out = collect_profile_run("auto", true);
+  EXPECT_THAT(out, HasSubstr("profiler\non: auto, the plan names accelerator-critical kernels and no tracer runs"));
+  EXPECT_THAT(out, HasSubstr("probe-profile=1 names=unset")) << out;
+  // Forced either way.
+  EXPECT_THAT(collect_profile_run("1", false), HasSubstr("probe-profile=1"));
+  EXPECT_THAT(collect_profile_run("0", true), HasSubstr("probe-profile=0"));
+}
+
 constexpr const char* markers_on_cpu =
     "touch workload-ran && printf "
     "'print(\"ROCM_ENV_VERIFIED\")\\nprint(\"Success\")\\nprint(\"PAPER_RESULT_REPRODUCED\")\\n' > w.py && "

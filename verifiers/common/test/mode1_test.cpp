@@ -5,6 +5,7 @@
 // a fake host whose sandbox service returns collector output. The attacks are in mode1_attack_test.cpp.
 #include "mode1_fixtures.hpp"
 
+#include <r2r/sdk/error.hpp>
 #include <r2r/sdk/kinds/sandbox.hpp>
 #include <r2r/sdk/testing/fake_host.hpp>
 
@@ -173,17 +174,20 @@ TEST(Mode1Rocm, ExtensionThatFellBackToPythonFailsThroughJudge) {
   EXPECT_EQ(r.verdict, "fail");
 }
 
-TEST(Mode1Rocm, ExtensionKernelAttributedByTheProbePassesThroughJudge) {
+TEST(Mode1Rocm, ExtensionKernelMappedOnTheGpuPassesThroughJudge) {
+  const std::string ext = "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so";
   amd_capture b;
   b.trace = std::string(rmsnorm_trace) +
             "\"KERNEL_DISPATCH\",\"Agent 4\",1,3,\"rmsnorm_forward_kernel(float const*, float*)\",2,30,40\n";
-  b.probe = probe_with_code(
-      R"({"extensions": [{"module": "fused_rmsnorm._C", "file": "/w/fused_rmsnorm/_C.cpython-310-x86_64-linux-gnu.so"}],
-          "triton": [], "objects": []})");
+  b.probe = probe_with_code(R"({"extensions": [{"module": "fused_rmsnorm._C", "file": ")" + ext +
+                            R"("}], "triton": [], "objects": []})");
+  b.host_objects.push_back(ext);
   auto r = judge_with_plan(b.capture(), rmsnorm_plan());
   EXPECT_EQ(check_named(r, "accelerator_components").status, "pass") << check_named(r, "accelerator_components").detail;
+  EXPECT_THAT(check_named(r, "accelerator_components").detail, HasSubstr("host: GPU process 2075718 mapped " + ext));
   EXPECT_EQ(r.verdict, "pass") << r.summary;
-  b.probe = hip_probe;  // the same trace without the probe's module record: the name alone
+  // The same run where the host never saw the object mapped: the probe's record alone.
+  b.host_objects.pop_back();
   r = judge_with_plan(b.capture(), rmsnorm_plan());
   EXPECT_EQ(check_named(r, "accelerator_components").status, "not_verified");
   EXPECT_NE(r.verdict, "pass");
@@ -269,6 +273,37 @@ TEST(Mode1Verifier, SendsThePlansCommandAndScriptToTheSandboxWithNoSecret) {
   EXPECT_EQ(r.capture.at("format"), "r2r.mode1.capture/1");
   v::judge_request jr{req.plan, 1, r.capture};
   EXPECT_EQ(nlohmann::json(verifier.judge(jr, ctx)), nlohmann::json(r));
+}
+
+TEST(Mode1Config, ProfileIsAutoByDefaultAndAcceptsBooleans) {
+  mode1_config c;
+  from_json(nlohmann::json::object(), c);
+  EXPECT_EQ(c.profile, "auto");
+  from_json({{"profile", true}}, c);
+  EXPECT_EQ(c.profile, "on");
+  from_json({{"profile", false}}, c);
+  EXPECT_EQ(c.profile, "off");
+  from_json({{"profile", "auto"}}, c);
+  EXPECT_EQ(c.profile, "auto");
+  try {
+    from_json({{"profile", "sometimes"}}, c);
+    ADD_FAILURE() << "an unknown profile value must be refused";
+  } catch (const r2r::sdk::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("expected \"auto\", \"on\" or \"off\""));
+    EXPECT_THAT(e.what(), HasSubstr("\"sometimes\""));
+  }
+}
+
+TEST(Mode1Config, AutoProfileAsksForKernelNamesOnlyWhenThePlanNeedsThem) {
+  mode1_config c;
+  EXPECT_FALSE(kernel_names_needed(expectations_from_plan(plan("python train.py"), c)));
+  EXPECT_EQ(collect_env(c, "python train.py", false).at("R2R_NEED_KERNEL_NAMES"), "0");
+  EXPECT_EQ(collect_env(c, "python train.py", false).at("R2R_PROBE_PROFILE"), "auto");
+  auto p = plan("python train.py");
+  p["kernel_builds"].push_back({{"kind", "package"}, {"name", "flash-attn"}, {"step", nullptr}, {"note", ""}});
+  EXPECT_TRUE(kernel_names_needed(expectations_from_plan(p, c)));
+  c.profile = "off";
+  EXPECT_EQ(collect_env(c, "python train.py", true).at("R2R_PROBE_PROFILE"), "0");
 }
 
 TEST(Mode1Verifier, NoSandboxIsAnErrorVerdictNotAPass) {

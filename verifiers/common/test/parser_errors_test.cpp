@@ -195,6 +195,24 @@ TEST(ParserErrors, ProbeFieldsOfTheWrongTypeAreParseErrors) {
       EXPECT_THAT(e.what(), HasSubstr("repo2rocm probe JSON")) << doc;
     }
   }
+  // fuzz_probe_json (UBSan): a number out of range of the integer it is read into, or not whole, was
+  // cast anyway (undefined behaviour); now a parse_error naming the field.
+  for (const char* doc :
+       {R"({"pid": 1075115555555555555555555555555555555555555555555555555555555})", R"({"pid": 1e300})",
+        R"({"pid": 2.5})", R"({"pid": 1, "ppid": -1e19})", R"({"pid": 1, "devices": [{"index": 1e10}]})",
+        R"({"pid": 1, "kernels": {"k": 1e30}})", R"({"pid": 18446744073709551615})"}) {
+    try {
+      (void)parse_probe_json(doc);
+      ADD_FAILURE() << "accepted " << doc;
+    } catch (const parse_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("whole number in range")) << doc;
+    }
+  }
+  // Whole numbers written as floats by a JSON library are still read.
+  const auto whole = parse_probe_json(R"({"pid": 12.0, "devices": [{"index": 0}], "kernels": {"k": 3.0}})");
+  EXPECT_EQ(whole.pid, 12);
+  ASSERT_TRUE(whole.kernels.has_value());
+  EXPECT_EQ(whole.kernels->at("k"), 3);
   // A torch object without hip/cuda keys read them through a const operator[] (an assertion).
   const auto p = parse_probe_json(R"({"pid": 1, "torch": {"version": "2.5.1"}})");
   EXPECT_EQ(p.torch_version, "2.5.1");

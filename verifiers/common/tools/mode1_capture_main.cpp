@@ -2,7 +2,8 @@
 // r2r-mode1-capture: Mode 1 collection without a sandbox service, for machines where the verifier
 // plugin cannot run (the NVIDIA H200 lease) and for re-judging stored captures.
 //   r2r-mode1-capture collect --vendor nvidia|amd --command CMD --out CAPTURE.json
-//                             [--timeout S] [--interval S] [--profile 0|1] [--no-pmon]
+//                             [--timeout S] [--interval S] [--profile 0|1|auto]
+//                             [--names-needed 0|1] [--workload-uid UID] [--no-pmon]
 //     runs `/bin/sh -c collect.sh` with the environment r2r.verifier.mode1-* gives the sandbox exec
 //     (the current environment plus collect_env), with the host sampler around it, as verify does.
 //   r2r-mode1-capture judge --plan PLAN.json --capture CAPTURE.json [--min-gpu-share F]
@@ -29,7 +30,8 @@ using namespace r2r::verify;
 int usage(const std::string& why) {
   std::cerr << "r2r-mode1-capture: " << why
             << "\nusage: r2r-mode1-capture collect --vendor nvidia|amd --command CMD --out FILE [--timeout S] "
-               "[--interval S] [--profile 0|1] [--no-pmon]\n       r2r-mode1-capture judge --plan FILE --capture FILE "
+               "[--interval S] [--profile 0|1|auto] [--names-needed 0|1] [--workload-uid UID] [--no-pmon]\n       "
+               "r2r-mode1-capture judge --plan FILE --capture FILE "
                "[--min-gpu-share F]\n";
   return 2;
 }
@@ -96,7 +98,10 @@ int main(int argc, char** argv) {
       cfg.vendor = opt["vendor"];
       if (opt.contains("timeout")) cfg.timeout_s = std::stod(opt["timeout"]);
       if (opt.contains("interval")) cfg.sample_interval_s = std::stod(opt["interval"]);
-      if (opt.contains("profile")) cfg.profile = opt["profile"] != "0";
+      if (opt.contains("workload-uid")) cfg.workload_uid = std::stoi(opt["workload-uid"]);
+      if (opt.contains("profile"))
+        cfg.profile = opt["profile"] == "0" ? "off" : opt["profile"] == "auto" ? "auto" : "on";
+      const bool names_needed = !opt.contains("names-needed") || opt["names-needed"] != "0";
       host_sampler_config h;
       h.vendor = cfg.vendor;
       h.interval_s = cfg.sample_interval_s;
@@ -109,7 +114,7 @@ int main(int argc, char** argv) {
       c.host_interval_s = h.interval_s;
       host_sampler sampler(h);
       if (ok) sampler.start();
-      c.collector = run_collector(collect_env(cfg, opt["command"]), std::size_t{16} << 20);
+      c.collector = run_collector(collect_env(cfg, opt["command"], names_needed), std::size_t{16} << 20);
       c.host_samples = sampler.stop();
       c.nonce = fence_of(c.collector.stdout_text);
       std::ofstream(opt["out"]) << nlohmann::json(c).dump(1) << "\n";

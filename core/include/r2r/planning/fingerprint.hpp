@@ -23,6 +23,10 @@ struct finding {
   std::string detail;  // the evidence (the line, trimmed) or an explanation
   std::string file;
   int line = 0;
+  // Set on dependency-like findings (cuda_packages) only; empty elsewhere:
+  std::string scope;        // required, optional, vendored (see dependency::scope)
+  std::string source;       // where it was declared (dependency::source) or "import"
+  std::string alternative;  // the ROCm path the knowledge table names, or empty
 };
 
 struct dependency {
@@ -31,9 +35,14 @@ struct dependency {
   std::vector<std::string> extras;
   std::string marker;         // environment marker text, e.g. "python_version < '3.10'"
   std::string local_version;  // "+cu118" style local label when pinned with one
-  std::string source;  // requirements, constraints, setup.py, setup.cfg, pyproject, poetry, build-system, conda, import
+  std::string source;  // requirements, constraints, setup.py, setup.cfg, pyproject, poetry, build-system, conda, readme
   std::string url;     // direct reference (name @ url, git+…), when given
-  bool optional = false;  // optional-dependencies / extras_require / dev groups
+  bool optional = false;  // optional-dependencies / extras_require / dev groups / a dev or test requirements file
+  // required: the repository's own install; optional: extras, dev/test/docs files, helper tools'
+  // files; vendored: a nested project's file (third_party/, vendor/, a directory with its own
+  // setup.py or pyproject.toml). Set for every dependency by scan_repository().
+  std::string scope;
+  std::vector<std::string> via;  // pip-tools provenance: the `# via` lines of a compiled lock file
   std::string file;
   int line = 0;
 };
@@ -45,6 +54,7 @@ struct entry_point {
   std::string source;    // readme, scripts, python-main
   bool runnable = true;  // false for --help, bare imports, missing scripts, required arguments
   std::string why_not;   // why it is not runnable
+  bool own = false;      // runs a Python file or module of the repository (python x.py, python -m pkg.entry)
   std::string file;
   int line = 0;
 };

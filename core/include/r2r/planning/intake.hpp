@@ -6,7 +6,13 @@
 //     into the existing clone instead of cloning again;
 //   - `commit` may be a SHA (full or abbreviated), a tag or a branch; the resolved 40-hex SHA is
 //     returned; without it the remote's default branch head is used;
-//   - submodules are initialised and checked out recursively;
+//   - submodules are initialised and checked out recursively; one that cannot be fetched (offline,
+//     private, history rewritten) is a note (`submodule_not_fetched`), not an error: planning goes
+//     on without its files;
+//   - a local directory without .git (a downloaded archive) is planned from a snapshot: its files
+//     (as `git add -A` would take them) are committed into the cache with a fixed author and date,
+//     so the same content always gives the same commit; `content_hash` is the snapshot's git tree
+//     id and a note (`unpinned_directory`) says that no commit of the project pins it;
 //   - a token for private https repositories is read from the environment variable named by
 //     `token_env` and is never logged or written anywhere (URLs are reported without credentials);
 //   - remote hosts are probed with a bounded TCP connect (`connect_timeout`) and the whole transfer
@@ -40,6 +46,13 @@ struct submodule_checkout {
   std::string commit;
 };
 
+/// Something the plan must say about the intake: kind submodule_not_fetched or unpinned_directory.
+struct intake_note {
+  std::string kind;
+  std::string path;    // the submodule path or the directory
+  std::string detail;  // one sentence for plan.json and the terminal
+};
+
 struct intake_result {
   std::string source;              // as given
   std::string url;                 // clone URL without credentials
@@ -48,6 +61,8 @@ struct intake_result {
   std::string requested;           // the --commit text, empty when none
   bool reused_cache = false;       // true: fetched into an existing clone
   std::vector<submodule_checkout> submodules;
+  std::vector<intake_note> notes;
+  std::string content_hash;  // "git-tree:<40 hex>" for a plain directory's snapshot; empty for a repository
 };
 
 core::result<intake_result> acquire_repository(const std::string& source, const intake_options& options);

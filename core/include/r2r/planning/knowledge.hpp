@@ -19,6 +19,7 @@ struct package_rule {
   std::string with;     // replacement package (replace)
   std::string install;  // install command template; "{arch}" is the target gfx
   std::string note;
+  std::string alternative;  // the ROCm path in words ("pytorch-triton-rocm", "faiss-cpu (degradation)")
 };
 
 struct knowledge {
@@ -27,10 +28,15 @@ struct knowledge {
   std::map<std::string, std::vector<std::string>> frameworks;  // "torch" -> {"torch", "lightning", ...}
   std::map<std::string, package_rule> packages;                // normalised name -> rule
   std::map<std::string, package_rule> prefixes;                // "nvidia-" -> rule
-  nlohmann::json catalog;                                      // configs/images/rocm.json
+  // Extras that select a CUDA build of an otherwise portable package: package -> (extra prefix,
+  // rule), e.g. jax[cuda12] or aqlm[gpu].
+  std::map<std::string, std::vector<std::pair<std::string, package_rule>>> extras;
+  nlohmann::json catalog;  // configs/images/rocm.json
 
   /// The rule for a normalised package name (exact name first, then the longest prefix), or null.
   const package_rule* rule_for(std::string_view normalised_name) const;
+  /// The rule of a CUDA extra of a package (jax[cuda12]), or null.
+  const package_rule* extra_rule_for(std::string_view normalised_name, std::string_view extra) const;
   /// The distribution name of a top-level import (PEP 503-normalised).
   std::string package_of_import(std::string_view module) const;
 };

@@ -7,10 +7,15 @@
 //     framework versions as constraints;
 //   - the workload is an official command (training, inference, evaluation or a forward pass):
 //     never `--help`, `--version` or a bare import; when none exists the plan says so (workload null);
-//   - a Mode 2 metric is recorded only when the README states exactly one metric value.
+//   - a Mode 2 metric is recorded only when the README states exactly one metric value, or, with a
+//     paper (plan_inputs.paper), only when exactly one of the paper's results is tied to the
+//     workload by name (paper/target.hpp); the plan then carries a `paper` section listing the
+//     candidates and the README is not consulted for the metric.
 #pragma once
 
+#include <r2r/paper/document.hpp>
 #include <r2r/planning/fingerprint.hpp>
+#include <r2r/planning/intake.hpp>
 #include <r2r/planning/knowledge.hpp>
 
 #include <nlohmann/json.hpp>
@@ -23,9 +28,13 @@ namespace r2r::planning {
 
 struct plan_inputs {
   const fingerprint* fp = nullptr;
-  std::string arch;                 // target gfx; empty: unknown
-  nlohmann::json ranking;           // ranker.rank response
-  std::string base_image_override;  // --base-image; empty: the top candidate
+  std::string arch;                        // target gfx; empty: unknown
+  nlohmann::json ranking;                  // ranker.rank response
+  std::string base_image_override;         // --base-image; empty: the top candidate
+  const paper::document* paper = nullptr;  // --paper, loaded; null: none (borrowed for the call)
+  std::filesystem::path tree;              // the checked-out repository, read for the paper's tie
+  std::vector<intake_note> notes;          // from the intake: plan.json `notes` and a hazard each
+  std::string content_hash;                // a plain directory's content hash (intake_result::content_hash)
 };
 
 /// Builds plan.json. Throws nothing for repository content; a ranking without candidates and no

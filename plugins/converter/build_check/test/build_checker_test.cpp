@@ -66,7 +66,9 @@ TEST_F(BuildCheck, PassesForGfx90aAndNeverForTargetsTheToolchainLacks) {
 }
 
 TEST_F(BuildCheck, ClassifiesFailures) {
-  build_checker checker(build_checker::config{}, host_.sdk_host());
+  build_checker::config cfg;
+  cfg.default_arch = {"gfx90a"};
+  build_checker checker(cfg, host_.sdk_host());
   auto ctx = host_.context();
   const auto request =
       nlohmann::json{

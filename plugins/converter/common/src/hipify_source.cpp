@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // convert_source: one pass of the lexer; unchanged bytes are copied in spans, so comments,
 // literals and layout survive byte for byte.
+#include <r2r/convert/cuda_idioms.hpp>
 #include <r2r/convert/hipify.hpp>
 #include <r2r/convert/lexer.hpp>
 #include <r2r/convert/mapping.hpp>
@@ -414,7 +415,37 @@ class source_converter {
 }  // namespace
 
 conversion convert_source(std::string_view path, std::string_view text, const hipify_options& options) {
-  return source_converter(path, text, options).run();
+  if (!options.rewrite) return source_converter(path, text, options).run();
+  // The idiom ports first (they read CUDA names), then the renames; lines keep their numbers until
+  // the helper block goes in, and diagnostics below it move down with it.
+  idiom_port idioms = port_cuda_idioms(path, text);
+  conversion c;
+  if (idioms.same_in_hip.empty()) {
+    c = source_converter(path, idioms.text, options).run();
+  } else {
+    hipify_options with_same = options;
+    with_same.ignore_names.insert(idioms.same_in_hip.begin(), idioms.same_in_hip.end());
+    c = source_converter(path, idioms.text, with_same).run();
+  }
+  if (c.failed) {
+    c.text = std::string(text);
+    return c;
+  }
+  for (auto& d : idioms.diagnostics) c.diagnostics.push_back(std::move(d));
+  for (const auto& [k, v] : idioms.stats) c.stats[k] = v;
+  if (idioms.needs_helpers) {
+    std::int64_t at_line = 0, added = 0;
+    c.text = insert_helpers(c.text, at_line, added);
+    for (auto& d : c.diagnostics) {
+      if (d.line >= at_line) d.line += added;
+    }
+    c.stats["bytes_out"] = static_cast<std::int64_t>(c.text.size());
+  }
+  std::stable_sort(c.diagnostics.begin(), c.diagnostics.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
+  c.changed = c.text != text;
+  return c;
 }
 
 }  // namespace r2r::convert

@@ -89,7 +89,9 @@ TEST(JsonWriter, NestsWithCommasInTheRightPlaces) {
       .end_object();
   const std::string text = w.take();
   EXPECT_EQ(text, R"({"a":1,"b":["x",{},null,false,0.5],"c":{"k":[1,2]},"d":[]})");
-  EXPECT_NO_THROW(json::parse(text));
+  json parsed;
+  EXPECT_NO_THROW(parsed = json::parse(text));
+  EXPECT_TRUE(parsed.is_object());
 }
 
 }  // namespace

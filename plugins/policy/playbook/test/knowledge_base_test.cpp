@@ -16,7 +16,9 @@
 namespace {
 
 using namespace r2r::plugins::policy;
+using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string read(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -60,6 +62,10 @@ TEST(KnowledgeBase, EveryRealSampleIsClassifiedAsItsKnownCause) {
       {"bitsandbytes-rocm-import-missing-native-library.txt", "bitsandbytes_native_missing"},
       {"ci-import-torch-libamdhip64-so7-missing.txt", "hip_runtime_missing"},
       {"collect-env-indexerror-hip-runtime-not-found.txt", "hip_runtime_missing"},
+      {"debian12-pip-externally-managed-environment.txt", "pep668_externally_managed"},
+      {"7840u-flash-attn-rocm-import-undefined-hip-symbol.txt", "flash_attn_cuda_wheel"},
+      {"gfx1151-torch-hip-out-of-memory.txt", "gpu_out_of_memory"},
+      {"vega56-miopen-code-object-build-failed.txt", "miopen_kernel_build_failed"},
       {"gfx1100-flash-attn-ck-build-failed-wheel.txt", "flash_attn_build_failed"},
       {"mi250x-invalid-device-function-amd-log-level-traceback.txt", "missing_code_object"},
       {"mi250x-lumi-miopen-status-unknown-error.txt", "miopen_error"},
@@ -216,6 +222,35 @@ TEST(KnowledgeBase, OutOfMemoryRetriesTheStepWithoutScalingDown) {
   EXPECT_EQ(fixes[0].action,
             (nlohmann::json{{"type", "run_workload"},
                             {"command", "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True python train.py"}}));
+}
+
+TEST(KnowledgeBase, Pep668RunsTheStepInAWorkspaceVenvThatKeepsTheImagePackages) {
+  const auto& kb = knowledge_base::builtin();
+  const auto m = kb.classify(sample("debian12-pip-externally-managed-environment.txt"));
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m.front().class_id, "pep668_externally_managed");
+  const auto fixes = kb.fixes(m.front(), {{"command", "pip install -r requirements.txt"}, {"action_type", "run"}});
+  ASSERT_EQ(fixes.size(), 1u);
+  EXPECT_TRUE(fixes[0].retries_step);
+  EXPECT_TRUE(fixes[0].degradation.empty());
+  EXPECT_EQ(fixes[0].action, (nlohmann::json{{"type", "run"},
+                                             {"command",
+                                              "python3 -m venv --system-site-packages .venv && . .venv/bin/activate "
+                                              "&& pip install -r requirements.txt"}}));
+  // Never the override that PEP 668's own message offers.
+  EXPECT_THAT(fixes[0].action.dump(), Not(HasSubstr("break-system-packages")));
+  // A pip failure of another kind is not PEP 668.
+  EXPECT_NE(primary("ERROR: No matching distribution found for einops"), "pep668_externally_managed");
+}
+
+TEST(KnowledgeBase, MiopenDatabaseWarningIsInfoBesideTheKernelBuildFailure) {
+  const auto matches = knowledge_base::builtin().classify(sample("vega56-miopen-code-object-build-failed.txt"));
+  std::vector<std::string> ids;
+  for (const auto& m : matches) ids.push_back(m.class_id + ":" + m.severity);
+  EXPECT_THAT(ids, Contains("miopen_db_missing:info"));
+  EXPECT_THAT(ids, Contains("miopen_kernel_build_failed:error"));
+  EXPECT_EQ(primary("MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx90a6e.kdb"),
+            "miopen_db_missing");
 }
 
 TEST(KnowledgeBase, BadFilesAreRejectedWithThePointer) {

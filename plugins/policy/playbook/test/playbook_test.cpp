@@ -6,6 +6,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
 namespace {
 
 using namespace r2r::plugins::policy;
@@ -90,6 +98,98 @@ const std::string timm_missing =
     "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    import timm\n"
     "ModuleNotFoundError: No module named 'timm'\n";
 const json install_timm{{"type", "install"}, {"manager", "pip"}, {"packages", {"timm"}}};
+
+// PEP 668: the real pip output of an externally managed interpreter (Debian 12's python3) on the
+// install step. The playbook runs the step in a workspace venv that keeps the image's packages,
+// then runs every later step and fix in it, and never offers --break-system-packages.
+const std::string pep668 =
+    "error: externally-managed-environment\n\n\u00d7 This environment is externally managed\n"
+    "\u2570\u2500> To install Python packages system-wide, try apt install\n    python3-xyz, where xyz is the "
+    "package you are trying to\n    install.\n\nnote: If you believe this is a mistake, please contact your Python "
+    "installation or OS distribution provider. You can override this, at the risk of breaking your Python "
+    "installation or OS, by passing --break-system-packages.\nhint: See PEP 668 for the detailed specification.\n";
+
+TEST_F(Playbook, Pep668InstallRunsInAWorkspaceVenvAndLaterStepsStayInIt) {
+  std::vector<turn_record> h;
+  h.push_back(turn(0, constraints, 0));
+  h.push_back(turn(1, requirements, 1, pep668));
+  const json venv_install{{"type", "run"},
+                          {"command",
+                           "python3 -m venv --system-site-packages .venv && . .venv/bin/activate && pip "
+                           "install -c /opt/r2r/c.txt -r requirements.txt"}};
+  const auto fix = propose(h);
+  EXPECT_EQ(fix.action, venv_install);
+  EXPECT_THAT(fix.rationale, HasSubstr("pep668_externally_managed"));
+  EXPECT_THAT(fix.action.dump(), ::testing::Not(HasSubstr("break-system-packages")));
+  h.push_back(turn(2, venv_install, 0, "", "Successfully installed einops-0.8.0"));
+  // Past the install step: the workload is next, in the venv.
+  const json venv_workload{{"type", "run_workload"}, {"command", ". .venv/bin/activate && python train.py --epochs 1"}};
+  const auto next = propose(h);
+  EXPECT_EQ(next.action, venv_workload);
+  EXPECT_EQ(next.state.value("venv", ""), ".venv");
+  // A fix of a later failure runs in the venv too (the system pip would refuse again).
+  h.push_back(turn(3, venv_workload, 1, timm_missing));
+  const json venv_timm{{"type", "run"}, {"command", ". .venv/bin/activate && python -m pip install 'timm'"}};
+  EXPECT_EQ(propose(h).action, venv_timm);
+  h.push_back(turn(4, venv_timm, 0, "", "Successfully installed timm-1.0.3"));
+  EXPECT_EQ(propose(h).action, venv_workload);
+  h.push_back(turn(5, venv_workload, 0, "", "epoch 1 loss 0.52"));
+  EXPECT_EQ(propose(h).action.at("type"), "claim_success");
+}
+
+/// Runs `command` with /bin/sh in `dir` with the local sandbox's environment (PATH
+/// /usr/local/bin:/usr/bin:/bin, HOME the workspace, nothing else); the exit code and the output.
+std::pair<int, std::string> sandbox_like(const std::filesystem::path& dir, const std::string& command) {
+  std::string quoted = "'";
+  for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  const std::string line = "cd '" + dir.string() + "' && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME='" +
+                           dir.string() + "' /bin/sh -c " + quoted + " 2>&1";
+  FILE* pipe = popen(line.c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (const auto n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// The no-model path on a fresh machine whose python3 is externally managed (Debian 12, Ubuntu 24.04):
+// the install step really fails with PEP 668 here, the playbook's fix really gets past it, and the
+// next step runs in the venv.
+TEST_F(Playbook, Pep668FixGetsPastTheInstallStepOnThisMachine) {
+  bool managed = false;
+  for (const auto& e : std::filesystem::directory_iterator("/usr/lib"))
+    managed = managed || std::filesystem::exists(e.path() / "EXTERNALLY-MANAGED");
+  if (!managed || access("/usr/bin/python3", X_OK) != 0)
+    GTEST_SKIP()
+        << "this machine's /usr/bin/python3 is not externally managed (no /usr/lib/python3*/EXTERNALLY-MANAGED)";
+  const auto ws = std::filesystem::temp_directory_path() / ("r2r-pep668-" + std::to_string(getpid()));
+  std::filesystem::remove_all(ws);
+  std::filesystem::create_directories(ws);
+  std::ofstream(ws / "requirements.txt") << "";
+  json p = plan();
+  p["install_steps"] = json::array({{{"id", "pip-requirements"},
+                                     {"kind", "pip"},
+                                     {"command", "pip install --no-index -r requirements.txt"},
+                                     {"reason", "r"}}});
+  const json step{{"type", "run"}, {"command", "pip install --no-index -r requirements.txt"}};
+  std::vector<turn_record> h;
+  EXPECT_EQ(propose(h, p).action, step);
+  const auto [failed, failure_text] = sandbox_like(ws, step.at("command").get<std::string>());
+  ASSERT_NE(failed, 0) << failure_text;
+  ASSERT_THAT(failure_text, HasSubstr("externally-managed-environment"));
+  h.push_back(turn(0, step, failed, failure_text));
+  const auto fix = propose(h, p);
+  ASSERT_EQ(fix.action.value("type", ""), "run") << fix.action.dump();
+  const auto [fixed, fix_text] = sandbox_like(ws, fix.action.at("command").get<std::string>());
+  EXPECT_EQ(fixed, 0) << fix_text;
+  EXPECT_TRUE(std::filesystem::exists(ws / ".venv/bin/activate"));
+  h.push_back(turn(1, fix.action, fixed, "", fix_text));
+  EXPECT_EQ(propose(h, p).action,
+            (json{{"type", "run_workload"}, {"command", ". .venv/bin/activate && python train.py --epochs 1"}}));
+  std::filesystem::remove_all(ws);
+}
 
 TEST_F(Playbook, StepsInOrderThenFixRetryWorkloadAndClaim) {
   std::vector<turn_record> h;

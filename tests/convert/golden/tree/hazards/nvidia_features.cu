@@ -52,7 +52,7 @@ __global__ void arch_specific(float* x) {
 #else
   x[threadIdx.x] *= 2.0f;
 #endif
-#ifdef __CUDA_ARCH__  // HAZARD: cuda-arch-check
+#ifdef __HIP_DEVICE_COMPILE__  // ported: __HIP_DEVICE_COMPILE__, no hazard left
   x[0] += 1.0f;
 #endif
 }

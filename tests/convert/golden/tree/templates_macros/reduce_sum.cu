@@ -1,6 +1,31 @@
 // SPDX-License-Identifier: MIT
 // Test corpus: templates and macros (a project header, macro-wrapped launches and error checks,
 // explicit instantiation, a block reduction that uses no warp-size assumption).
+#ifndef R2R_CUDA_IDIOMS_H
+#define R2R_CUDA_IDIOMS_H  // added by repo2rocm port: CUDA warp idioms with 32-lane semantics
+#include <hip/hip_runtime.h>
+#include <type_traits>
+// The 32 ballot bits of this lane's 32-lane half of the wavefront: CUDA's warp on wave64 and wave32.
+__device__ static inline unsigned r2r_ballot32(int p) {
+  return static_cast<unsigned>(static_cast<unsigned long long>(__ballot(p)) >> (__lane_id() & 32u));
+}
+__device__ static inline unsigned r2r_activemask32() { return r2r_ballot32(1); }
+__device__ static inline int r2r_any32(int p) { return r2r_ballot32(p) != 0u; }
+__device__ static inline int r2r_all32(int p) { return r2r_ballot32(p) == r2r_activemask32(); }
+__device__ static inline void r2r_syncwarp() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+template <class T> __device__ static inline T r2r_load_nt(const T* p) {
+  if constexpr (std::is_arithmetic<T>::value) return __builtin_nontemporal_load(p); else return *p;
+}
+template <class T> __device__ static inline T r2r_load(const T* p) { return *p; }
+template <class T, class U> __device__ static inline void r2r_store_nt(T* p, U v) {
+  if constexpr (std::is_arithmetic<T>::value) __builtin_nontemporal_store(static_cast<T>(v), p); else *p = v;
+}
+template <class T, class U> __device__ static inline void r2r_store(T* p, U v) { *p = v; }
+#endif  // R2R_CUDA_IDIOMS_H
 #include "check.cuh"
 
 template <typename T, int kBlock>

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The `accelerator_components` check of Mode 1: every kernel build the plan names must show at
-// least one of its own kernels dispatched on the GPU, attributed to that build's code (the
-// code-object URI a tracer records, or the probe's record that the build's extension module was
-// loaded / its Triton function was compiled from the planned file); names alone never pass. Flash
-// attention is recognised by its library (the flash_attn package's extension or Triton code), so
-// attention kernels from PyTorch's own SDPA (aotriton/CK inside libtorch) are charged D2.
-// Pure functions over parsed evidence; no I/O.
+// least one of its own kernels dispatched on the GPU, attributed to that build's code. Names and
+// the probe's / tracer's code records are in-process evidence: they can fail a build (its kernels
+// never ran, or ran from another code object) or add detail, never pass it. Passing needs the
+// host's record (host_objects.hpp): a process of the workload that the host saw on the GPU mapped
+// the build's shared object (for Triton builds: the probe's record that the planned file's
+// function was compiled, plus Triton's runtime mapped in such a process). Flash attention is
+// recognised by its library (the flash_attn package's extension or Triton code, confirmed by the
+// host the same way), so attention kernels from PyTorch's own SDPA (aotriton/CK inside libtorch)
+// are charged D2. Pure functions over parsed evidence; no I/O.
 #pragma once
+
+#include <r2r/verify/host_objects.hpp>
 
 #include <r2r/sdk/kinds/verifier.hpp>
 
@@ -70,8 +75,11 @@ struct component_verdict {
 };
 
 /// `kernels_recorded` is false when neither a tracer nor the profiler recorded kernel names.
+/// `host` holds the objects the workload's GPU processes mapped (host-side); `host_gap` says why
+/// it cannot attribute anything ("" when it can) and is quoted in not_verified details.
 component_verdict check_accelerator_components(const component_plan& plan,
                                                const std::vector<dispatched_kernel>& kernels,
-                                               const std::vector<loaded_code>& code, bool kernels_recorded);
+                                               const std::vector<loaded_code>& code, bool kernels_recorded,
+                                               const host_code& host, const std::string& host_gap);
 
 }  // namespace r2r::verify

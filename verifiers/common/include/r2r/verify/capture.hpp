@@ -34,6 +34,15 @@ struct host_process {
   std::vector<long long> nspid;  // /proc/<pid>/status NSpid: host first, innermost last
   std::string pidns;             // readlink /proc/<pid>/ns/pid, e.g. "pid:[4026532201]"
   long long uid = -1;
+  // Shared objects this process had mapped that were not reported for it in an earlier sample
+  // (host /proc/<pid>/maps, written by the kernel: the workload cannot forge it, only really map
+  // a file). The union over samples is what the process mapped while it was on the GPU.
+  std::vector<std::string> objects;
+  // Per object, its ctime (unix seconds) as the host stats it through /proc/<pid>/root; -1 when
+  // it could not be read. The workload cannot set a ctime back, so an object written during the
+  // run shows it.
+  std::vector<double> object_ctimes;
+  std::string objects_error;  // why /proc/<pid>/maps could not be read ("" when it was)
 };
 struct host_sample {
   double t = 0;                     // unix seconds

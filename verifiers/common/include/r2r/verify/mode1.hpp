@@ -35,7 +35,10 @@ struct mode1_config {
   double timeout_s = 3600;
   double sample_interval_s = 1;
   std::string tracer = "auto";  // auto | rocprofv3 | rocprof | none (amd only)
-  bool profile = true;          // torch.profiler kernel names from the probe
+  // torch.profiler kernel names from the probe: "auto" runs it only when the plan names
+  // accelerator-critical kernels (builds, flash attention, custom_kernels) and no kernel tracer
+  // runs (NVIDIA; AMD without rocprofv3/rocprof); "on" / "off" force it (JSON true / false too).
+  std::string profile = "auto";
   int max_trace_rows = 20000;
   int max_log_bytes = 262144;
   std::vector<std::string> custom_kernels;  // the repository's own kernel names, in addition to the plan's
@@ -63,9 +66,13 @@ struct mode1_expectations {
 /// Throws sdk::invalid_argument when the plan has no workload command.
 mode1_expectations expectations_from_plan(const nlohmann::json& plan, const mode1_config& cfg);
 
+/// Whether the plan asks accelerator_components to find kernel names (what profile "auto" reads).
+bool kernel_names_needed(const mode1_expectations& want);
+
 /// The environment variables collect.sh reads (the workload command included). None is secret:
-/// the workload inherits them.
-std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command);
+/// the workload inherits them. `names_needed`: kernel_names_needed() of the plan.
+std::map<std::string, std::string> collect_env(const mode1_config& cfg, const std::string& command,
+                                               bool names_needed = true);
 /// The collect.sh text run with `sh -c`.
 const std::string& collect_script();
 const std::string& probe_source();

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of the shell command analysis: every construct that can hide a sub-command.
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace {
 
-using r2r::core::shell::analyze;
-using r2r::core::shell::origin;
+using r2r::shell::analyze;
+using r2r::shell::origin;
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
@@ -105,7 +105,7 @@ TEST(ShellCommand, ToleratesUnterminatedTextAndBoundsDepth) {
   std::string deep = "x";
   for (int k = 0; k < 20; ++k) deep = "$(" + deep + ")";
   EXPECT_LE(analyze(deep, 3).size(), 4u);
-  EXPECT_EQ(r2r::core::shell::program_name("/usr/bin/pip3"), "pip3");
+  EXPECT_EQ(r2r::shell::program_name("/usr/bin/pip3"), "pip3");
 }
 
 }  // namespace

@@ -8,12 +8,13 @@
 // Heredoc bodies and control-flow semantics are not interpreted (reserved words are skipped).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-namespace r2r::core::shell {
+namespace r2r::shell {
 
 /// How a simple command was reached.
 enum class origin {
@@ -33,7 +34,9 @@ struct simple_command {
   std::vector<std::string> argv;                         // may be empty (assignment-only command)
   std::vector<redirect> redirects;
   origin reached_by = origin::top_level;
-  int depth = 0;  // 0 at top level, +1 per substitution, shell string or wrapper
+  int depth = 0;                          // 0 at top level, +1 per substitution, shell string or wrapper
+  bool stdin_piped = false;               // after `|` or `|&`: its standard input is the previous command's output
+  std::size_t process_substitutions = 0;  // `<( )` / `>( )` among its words (their text is not in argv)
 };
 
 /// Every simple command of `command`, in textual order (a command's substitutions come after it).
@@ -44,4 +47,4 @@ std::vector<simple_command> analyze(std::string_view command, int max_depth = 8)
 /// The last path component of a command name ("/usr/bin/pip3" -> "pip3").
 std::string program_name(std::string_view argv0);
 
-}  // namespace r2r::core::shell
+}  // namespace r2r::shell

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include <r2r/core/shell_command.hpp>
+#include <r2r/support/shell.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 
-namespace r2r::core::shell {
+namespace r2r::shell {
 
 namespace {
 
@@ -115,6 +115,7 @@ class parser {
       pending_op_ = "&>";
     } else if (c == '&' || c == '|') {
       end_command();
+      piped_ = c == '|' && next != '|';
       i_ += (next == c || (c == '|' && next == '&')) ? 2 : 1;
     } else if (c == '(' || c == ')') {
       end_command();
@@ -124,6 +125,7 @@ class parser {
       const auto end = past_matching_paren(s_, i_ + 1);
       const bool closed = end > i_ + 2 && s_[end - 1] == ')';
       nested(s_.substr(i_ + 2, end - i_ - 2 - (closed ? 1 : 0)), origin::substitution);
+      ++process_substitutions_;
       i_ = end;
     } else if (c == '<' || c == '>') {
       redirection(c);
@@ -251,6 +253,8 @@ class parser {
     cmd.reached_by = how_;
     cmd.depth = depth_;
     cmd.redirects = std::move(redirects_);
+    cmd.stdin_piped = piped_;
+    cmd.process_substitutions = process_substitutions_;
     std::size_t k = 0;
     for (;;) {
       if (k < words_.size() && words_[k].assignment) {
@@ -268,6 +272,10 @@ class parser {
     redirects_.clear();
     const bool loop_header =
         !cmd.argv.empty() && (cmd.argv[0] == "for" || cmd.argv[0] == "select" || cmd.argv[0] == "case");
+    if (!cmd.argv.empty() || !cmd.env.empty() || !cmd.redirects.empty()) {
+      piped_ = false;  // an empty command (`| (`) passes the pipe on to the next one
+      process_substitutions_ = 0;
+    }
     if (!loop_header && (!cmd.argv.empty() || !cmd.env.empty() || !cmd.redirects.empty())) {
       out_.push_back(cmd);
       unwrap(cmd, out_, max_depth_);
@@ -308,6 +316,8 @@ class parser {
     }
     simple_command inner;
     inner.env = cmd.env;
+    inner.stdin_piped = cmd.stdin_piped;
+    inner.process_substitutions = cmd.process_substitutions;
     inner.reached_by = origin::wrapper;
     inner.depth = cmd.depth + 1;
     std::size_t k = 0;
@@ -362,6 +372,8 @@ class parser {
   bool saw_quote_ = false;
   bool saw_eq_ = false;
   bool assignment_ = false;
+  bool piped_ = false;                     // the next command reads the previous one's output
+  std::size_t process_substitutions_ = 0;  // of the current command
 };
 
 }  // namespace
@@ -377,4 +389,4 @@ std::vector<simple_command> analyze(std::string_view command, int max_depth) {
   return out;
 }
 
-}  // namespace r2r::core::shell
+}  // namespace r2r::shell

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+// port_cuda_idioms: one lexer pass; a call is rewritten from its argument texts (split at
+// top-level commas), which are ported recursively, so nested idioms are handled and everything
+// else in the arguments (comments, literals, line breaks) is kept byte for byte.
+#include <r2r/convert/cuda_idioms.hpp>
+#include <r2r/convert/lexer.hpp>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+namespace r2r::convert {
+namespace {
+
+using sdk::converter::diagnostic;
+
+constexpr std::string_view kBlock =
+    "#ifndef R2R_CUDA_IDIOMS_H\n"
+    "#define R2R_CUDA_IDIOMS_H  // added by repo2rocm port: CUDA warp idioms with 32-lane semantics\n"
+    "#include <hip/hip_runtime.h>\n"
+    "#include <type_traits>\n"
+    "// The 32 ballot bits of this lane's 32-lane half of the wavefront: CUDA's warp on wave64 and wave32.\n"
+    "__device__ static inline unsigned r2r_ballot32(int p) {\n"
+    "  return static_cast<unsigned>(static_cast<unsigned long long>(__ballot(p)) >> (__lane_id() & 32u));\n"
+    "}\n"
+    "__device__ static inline unsigned r2r_activemask32() { return r2r_ballot32(1); }\n"
+    "__device__ static inline int r2r_any32(int p) { return r2r_ballot32(p) != 0u; }\n"
+    "__device__ static inline int r2r_all32(int p) { return r2r_ballot32(p) == r2r_activemask32(); }\n"
+    "__device__ static inline void r2r_syncwarp() {\n"
+    "  __builtin_amdgcn_fence(__ATOMIC_RELEASE, \"wavefront\");\n"
+    "  __builtin_amdgcn_wave_barrier();\n"
+    "  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"wavefront\");\n"
+    "}\n"
+    "template <class T> __device__ static inline T r2r_load_nt(const T* p) {\n"
+    "  if constexpr (std::is_arithmetic<T>::value) return __builtin_nontemporal_load(p); else return *p;\n"
+    "}\n"
+    "template <class T> __device__ static inline T r2r_load(const T* p) { return *p; }\n"
+    "template <class T, class U> __device__ static inline void r2r_store_nt(T* p, U v) {\n"
+    "  if constexpr (std::is_arithmetic<T>::value) __builtin_nontemporal_store(static_cast<T>(v), p); else *p = v;\n"
+    "}\n"
+    "template <class T, class U> __device__ static inline void r2r_store(T* p, U v) { *p = v; }\n"
+    "#endif  // R2R_CUDA_IDIOMS_H\n";
+
+struct call_port {
+  std::string_view cuda;
+  std::string_view hip;
+  enum kind_t { shuffle, vote, syncwarp, activemask, load, store, trap } kind;
+};
+
+constexpr std::array<call_port, 19> kCalls{{
+    {"__shfl_sync", "__shfl", call_port::shuffle},
+    {"__shfl_up_sync", "__shfl_up", call_port::shuffle},
+    {"__shfl_down_sync", "__shfl_down", call_port::shuffle},
+    {"__shfl_xor_sync", "__shfl_xor", call_port::shuffle},
+    {"__ballot_sync", "r2r_ballot32", call_port::vote},
+    {"__any_sync", "r2r_any32", call_port::vote},
+    {"__all_sync", "r2r_all32", call_port::vote},
+    {"__syncwarp", "r2r_syncwarp", call_port::syncwarp},
+    {"__activemask", "r2r_activemask32", call_port::activemask},
+    {"__ldcs", "r2r_load_nt", call_port::load},
+    {"__ldlu", "r2r_load_nt", call_port::load},
+    {"__ldcv", "r2r_load_nt", call_port::load},
+    {"__ldcg", "r2r_load", call_port::load},
+    {"__ldca", "r2r_load", call_port::load},
+    {"__stcs", "r2r_store_nt", call_port::store},
+    {"__stwt", "r2r_store_nt", call_port::store},
+    {"__stcg", "r2r_store", call_port::store},
+    {"__stwb", "r2r_store", call_port::store},
+    {"__trap", "__builtin_trap", call_port::trap},
+}};
+
+constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kRenames{{
+    {"nvtxRangePushA", "roctxRangePushA"},
+    {"nvtxRangePop", "roctxRangePop"},
+    {"nvtxMarkA", "roctxMarkA"},
+    {"nvtxRangeStartA", "roctxRangeStartA"},
+    {"nvtxRangeEnd", "roctxRangeStop"},
+    {"nvtxRangeId_t", "roctx_range_id_t"},
+    {"nvtxNameOsThreadA", "roctxNameOsThreadA"},
+    {"nv_bfloat16", "__hip_bfloat16"},
+    {"nv_bfloat162", "__hip_bfloat162"},
+    {"__nv_bfloat16", "__hip_bfloat16"},
+    {"__nv_bfloat162", "__hip_bfloat162"},
+    {"__CUDA_RUNTIME_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
+    {"__DRIVER_TYPES_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
+    {"__cuda_cuda_h__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
+    {"CUDA_RUNTIME_API_H", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
+    {"__CUDA_RUNTIME_API_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
+}};
+
+/// hip/hip_bf16.h (ROCm 6+) declares these with CUDA's names and meaning.
+constexpr std::array<std::string_view, 16> kBf16SameName{
+    "__float2bfloat16",     "__bfloat162float",     "__float2bfloat16_rn",   "__float22bfloat162_rn",
+    "__bfloat1622float2",   "__float2bfloat162_rn", "__floats2bfloat162_rn", "__low2bfloat16",
+    "__high2bfloat16",      "__halves2bfloat162",   "__low2float",           "__high2float",
+    "__bfloat16_as_ushort", "__ushort_as_bfloat16", "__bfloat16_as_short",   "__short_as_bfloat16"};
+
+const call_port* find_call(std::string_view name) {
+  for (const auto& c : kCalls) {
+    if (!c.cuda.empty() && c.cuda == name) return &c;
+  }
+  return nullptr;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+/// A mask naming all 32 lanes: 0xffffffff with any u/U/l/L suffix, ~0u, ~0, -1, 0xFFFFFFFF.
+bool full_mask(std::string_view mask) {
+  std::string m;
+  for (char c : trim(mask)) {
+    if (c != ' ' && c != '(' && c != ')') m += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  while (!m.empty() && (m.back() == 'u' || m.back() == 'l')) m.pop_back();
+  return m == "0xffffffff" || m == "~0" || m == "-1" || m == "~0x0" || m == "0xffffffffffffffff";
+}
+
+class idiom_porter {
+ public:
+  /// `macros`: object-like macros seen so far (name -> replacement text), shared with nested porters.
+  idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base,
+               std::map<std::string, std::string, std::less<>>& macros)
+      : path_(path), text_(text), line_base_(line_base), macros_(macros) {}
+
+  idiom_port run() {
+    lexer lx(text_);
+    tokens_.reserve(text_.size() / 4);
+    for (token t = lx.next(); t.kind != token_kind::end_of_file; t = lx.next()) {
+      if (t.kind == token_kind::error) {
+        out_.text = std::string(text_);
+        return std::move(out_);
+      }
+      if (t.kind == token_kind::comment) continue;
+      tokens_.push_back(t);
+    }
+    std::string directive;
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      const token& t = tokens_[i];
+      if (t.kind == token_kind::directive_hash) {
+        directive = i + 1 < tokens_.size() ? std::string(text_of(tokens_[i + 1])) : std::string();
+        if (directive == "include" && i + 2 < tokens_.size() && tokens_[i + 2].kind == token_kind::header_name) {
+          on_include(tokens_[i + 2]);
+        }
+        if (directive == "define") record_macro(i + 2);
+        continue;
+      }
+      if (t.kind == token_kind::directive_end) directive.clear();
+      if (t.kind != token_kind::identifier) continue;
+      const std::string_view name = text_of(t);
+      if (name == "threadIdx" || name == "blockIdx" || name == "blockDim" || name == "__global__" ||
+          name == "__shared__" || name == "gridDim") {
+        uses_builtins_ = true;
+      }
+      if (i > 0 && tokens_[i - 1].kind == token_kind::punct) {
+        const std::string_view p = text_of(tokens_[i - 1]);
+        if (p == "." || p == "->" || p == "::") continue;  // a member or another scope's name
+      }
+      if (name == "__CUDA_ARCH__") {
+        on_cuda_arch(i, directive);
+        continue;
+      }
+      if (const auto r = std::find_if(kRenames.begin(), kRenames.end(), [&](const auto& p) { return p.first == name; });
+          r != kRenames.end()) {
+        // Guard names are only rewritten where they are probed, in directives.
+        if (r->second.substr(0, 4) == "HIP_" && directive.empty()) continue;
+        replace(t.begin, t.end, r->second);
+        ported(t, name, std::string(name) + " -> " + std::string(r->second));
+        continue;
+      }
+      if (const call_port* c = find_call(name)) i = on_call(i, *c);
+    }
+    out_.text.append(text_.substr(copied_));
+    out_.stats["idioms_ported"] = ported_;
+    out_.stats["idioms_left"] = left_;
+    out_.needs_helpers = uses_helpers_ || (uses_builtins_ && !has_runtime_include_);
+    return std::move(out_);
+  }
+
+ private:
+  std::string_view text_of(const token& t) const { return text_.substr(t.begin, t.end - t.begin); }
+
+  /// `#define NAME value` (object-like) at tokens_[k]: remembered so a mask spelled as a macro resolves.
+  void record_macro(std::size_t k) {
+    if (k >= tokens_.size() || tokens_[k].kind != token_kind::identifier) return;
+    const token& name = tokens_[k];
+    if (k + 1 < tokens_.size() && text_of(tokens_[k + 1]) == "(" && tokens_[k + 1].begin == name.end) return;
+    std::size_t end = k + 1;
+    while (end < tokens_.size() && tokens_[end].kind != token_kind::directive_end) ++end;
+    if (end == k + 1 || end >= tokens_.size()) return;
+    macros_[std::string(text_of(name))] =
+        std::string(text_.substr(tokens_[k + 1].begin, tokens_[end - 1].end - tokens_[k + 1].begin));
+  }
+
+  /// full_mask() after replacing a mask that is a macro name by its definition.
+  bool is_full_mask(std::string_view mask) const {
+    const std::string_view m = trim(mask);
+    if (auto it = macros_.find(m); it != macros_.end()) return full_mask(it->second);
+    return full_mask(m);
+  }
+
+  void replace(std::size_t begin, std::size_t end, std::string_view with) {
+    out_.text.append(text_.substr(copied_, begin - copied_));
+    out_.text.append(with);
+    copied_ = end;
+  }
+
+  void diag(const token& t, const char* severity, const char* category, std::string_view name, std::string message,
+            std::string hint) {
+    diagnostic d;
+    d.file = std::string(path_);
+    d.line = t.line + line_base_;
+    d.column = t.column;
+    d.severity = severity;
+    d.category = category;
+    d.name = std::string(name);
+    d.message = std::move(message);
+    d.hint = std::move(hint);
+    out_.diagnostics.push_back(std::move(d));
+  }
+
+  void ported(const token& t, std::string_view name, std::string what) {
+    ++ported_;
+    diag(t, "note", "ported", name, "ported: " + what, "");
+  }
+
+  void on_include(const token& h) {
+    const std::string_view spelled = text_of(h);
+    const std::string_view inner = spelled.substr(1, spelled.size() - 2);
+    if (inner == "cuda_runtime.h" || inner == "cuda_runtime_api.h" || inner == "cuda.h" ||
+        inner == "hip/hip_runtime.h" || inner == "hip/hip_runtime_api.h") {
+      has_runtime_include_ = true;
+    }
+    if (inner == "nvToolsExt.h" || inner == "nvtx3/nvToolsExt.h") {
+      replace(h.begin, h.end, std::string(1, spelled.front()) + "roctracer/roctx.h" + spelled.back());
+      ported(h, inner, std::string(inner) + " -> roctracer/roctx.h (link roctx64)");
+    }
+    if (inner == "cuda_bf16.h") {
+      for (const auto n : kBf16SameName) out_.same_in_hip.emplace(n);
+      replace(h.begin, h.end, std::string(1, spelled.front()) + "hip/hip_bf16.h" + spelled.back());
+      ported(h, inner, "cuda_bf16.h -> hip/hip_bf16.h (__hip_bfloat16)");
+    }
+  }
+
+  void on_cuda_arch(std::size_t i, const std::string& directive) {
+    const token& t = tokens_[i];
+    const auto punct_at = [&](std::size_t k, std::string_view p) {
+      return k < tokens_.size() && tokens_[k].kind == token_kind::punct && text_of(tokens_[k]) == p;
+    };
+    const bool after_defined = (i >= 1 && text_of(tokens_[i - 1]) == "defined") ||
+                               (i >= 2 && punct_at(i - 1, "(") && text_of(tokens_[i - 2]) == "defined");
+    if (directive == "ifdef" || directive == "ifndef" || after_defined) {
+      replace(t.begin, t.end, "__HIP_DEVICE_COMPILE__");
+      ported(t, "__CUDA_ARCH__", "__CUDA_ARCH__ tests device compilation -> __HIP_DEVICE_COMPILE__");
+      return;
+    }
+    ++left_;
+    diag(t, "error", "manual_port", "__CUDA_ARCH__",
+         "__CUDA_ARCH__ gates on an NVIDIA SM version; HIP leaves it undefined, so this test takes its "
+         "non-device (value 0) branch on AMD",
+         "test the AMD feature instead: __gfx90a__/__gfx942__/__gfx950__ (CDNA2/3/4, MFMA, packed FP32), "
+         "__AMDGCN_WAVEFRONT_SIZE__ for the wave size, or __HIP_DEVICE_COMPILE__ for device code");
+  }
+
+  /// The call at tokens_[i]; returns the index of its last token (or i when not a call).
+  std::size_t on_call(std::size_t i, const call_port& c) {
+    const token& name = tokens_[i];
+    if (i + 1 >= tokens_.size() || text_of(tokens_[i + 1]) != "(") return i;
+    // Split the arguments at top-level commas.
+    std::vector<std::pair<std::size_t, std::size_t>> args;  // byte ranges
+    int depth = 0;
+    std::size_t arg_begin = tokens_[i + 1].end;
+    std::size_t close = 0;
+    for (std::size_t k = i + 1; k < tokens_.size(); ++k) {
+      const std::string_view p = tokens_[k].kind == token_kind::punct ? text_of(tokens_[k]) : std::string_view();
+      if (p == "(" || p == "[" || p == "{") {
+        ++depth;
+      } else if (p == ")" || p == "]" || p == "}") {
+        if (--depth == 0) {
+          close = k;
+          break;
+        }
+      } else if (p == "," && depth == 1) {
+        args.emplace_back(arg_begin, tokens_[k].begin);
+        arg_begin = tokens_[k].end;
+      }
+    }
+    if (close == 0) return i;
+    if (tokens_[close].begin > arg_begin || !args.empty()) args.emplace_back(arg_begin, tokens_[close].begin);
+    if (args.size() == 1 && trim(text_.substr(args[0].first, args[0].second - args[0].first)).empty()) args.clear();
+    const auto arg = [&](std::size_t n) { return port_nested(args[n].first, args[n].second, tokens_[i].line); };
+    const std::string_view cuda = c.cuda;
+    std::string with;
+    switch (c.kind) {
+      case call_port::shuffle:
+      case call_port::vote: {
+        const std::size_t want = c.kind == call_port::vote ? 2 : 3;
+        if (args.size() < want || args.size() > want + (c.kind == call_port::shuffle ? 1 : 0)) return i;
+        const std::string_view mask = text_.substr(args[0].first, args[0].second - args[0].first);
+        if (!is_full_mask(mask)) {
+          ++left_;
+          diag(name, "error", "manual_port", cuda,
+               std::string(cuda) + " with the lane mask '" + std::string(trim(mask)) +
+                   "', which is not the full 32-lane mask: a wave64 port needs the participating lanes spelled out",
+               "if every lane of the 32-lane group takes part, write the mask as 0xffffffff and port again; "
+               "otherwise rewrite with a 64-bit mask (HIP >= 6.2, HIP_ENABLE_WARP_SYNC_BUILTINS) covering the "
+               "same lanes of each half-wavefront");
+          return close;  // left as written, arguments included
+        }
+        with = std::string(c.hip) + "(";
+        for (std::size_t n = 1; n < args.size(); ++n) {
+          std::string a = arg(n);
+          if (n == 1) a.erase(0, a.find_first_not_of(" \t"));  // the space after the dropped mask's comma
+          with += (n > 1 ? "," : "") + a;
+        }
+        if (c.kind == call_port::shuffle && args.size() == 3) with += ", 32";
+        with += ")";
+        if (c.kind == call_port::vote) uses_helpers_ = true;
+        ported(name, cuda,
+               std::string(cuda) + "(full mask) -> " + std::string(c.hip) +
+                   (c.kind == call_port::shuffle ? " with width 32 (CUDA's 32-lane warp on wave64)"
+                                                 : " (the 32 bits of the lane's own half-wavefront)"));
+        break;
+      }
+      case call_port::syncwarp:
+        if (args.size() > 1) return i;
+        if (!args.empty() && !is_full_mask(text_.substr(args[0].first, args[0].second - args[0].first))) {
+          ++left_;
+          diag(name, "error", "manual_port", cuda, "__syncwarp with a partial lane mask",
+               "a partial-warp barrier has no AMD equivalent; restructure so the whole 32-lane group syncs");
+          return close;
+        }
+        with = "r2r_syncwarp()";
+        uses_helpers_ = true;
+        ported(name, cuda, "__syncwarp -> r2r_syncwarp (wavefront fence and barrier)");
+        break;
+      case call_port::activemask:
+        if (!args.empty()) return i;
+        with = "r2r_activemask32()";
+        uses_helpers_ = true;
+        ported(name, cuda, "__activemask -> r2r_activemask32 (the lane's 32-lane half)");
+        break;
+      case call_port::load:
+        if (args.size() != 1) return i;
+        with = std::string(c.hip) + "(" + arg(0) + ")";
+        uses_helpers_ = true;
+        ported(name, cuda, std::string(cuda) + " -> " + std::string(c.hip));
+        break;
+      case call_port::store:
+        if (args.size() != 2) return i;
+        with = std::string(c.hip) + "(" + arg(0) + "," + arg(1) + ")";
+        uses_helpers_ = true;
+        ported(name, cuda, std::string(cuda) + " -> " + std::string(c.hip));
+        break;
+      case call_port::trap:
+        if (!args.empty()) return i;
+        with = "__builtin_trap()";
+        ported(name, cuda, "__trap -> __builtin_trap");
+        break;
+    }
+    replace(name.begin, tokens_[close].end, with);
+    return close;
+  }
+
+  std::string port_nested(std::size_t begin, std::size_t end, std::int64_t line) {
+    idiom_porter inner(path_, text_.substr(begin, end - begin), line_base_ + line - 1, macros_);
+    idiom_port r = inner.run();
+    ported_ += r.stats["idioms_ported"];
+    left_ += r.stats["idioms_left"];
+    uses_helpers_ = uses_helpers_ || inner.uses_helpers_;
+    for (auto& d : r.diagnostics) out_.diagnostics.push_back(std::move(d));
+    return std::move(r.text);
+  }
+
+  std::string_view path_;
+  std::string_view text_;
+  std::int64_t line_base_;
+  std::map<std::string, std::string, std::less<>>& macros_;
+  std::vector<token> tokens_;
+  idiom_port out_;
+  std::size_t copied_ = 0;
+  std::int64_t ported_ = 0, left_ = 0;
+  bool uses_helpers_ = false, uses_builtins_ = false, has_runtime_include_ = false;
+};
+
+}  // namespace
+
+idiom_port port_cuda_idioms(std::string_view path, std::string_view text) {
+  std::map<std::string, std::string, std::less<>> macros;
+  return idiom_porter(path, text, 0, macros).run();
+}
+
+std::string_view helpers_block() {
+  return kBlock;
+}
+
+std::string insert_helpers(std::string_view text, std::int64_t& at_line, std::int64_t& lines_added) {
+  at_line = 0;
+  lines_added = 0;
+  if (text.find("#ifndef R2R_CUDA_IDIOMS_H") != std::string_view::npos) return std::string(text);
+  // Before the first directive or declaration; after a leading `#pragma once`.
+  lexer lx(text);
+  std::size_t at = 0;
+  token t = lx.next();
+  while (t.kind == token_kind::comment) t = lx.next();
+  if (t.kind != token_kind::end_of_file && t.kind != token_kind::error) {
+    at = t.begin;
+    if (t.kind == token_kind::directive_hash) {
+      const token name = lx.next();
+      const token arg = lx.next();
+      if (lx.text_of(name) == "pragma" && lx.text_of(arg) == "once") {
+        token rest = arg;
+        while (rest.kind != token_kind::directive_end && rest.kind != token_kind::end_of_file) rest = lx.next();
+        at = std::min(rest.end + 1, text.size());
+      }
+    }
+  }
+  while (at > 0 && text[at - 1] != '\n') --at;  // the start of that line
+  at_line =
+      1 + static_cast<std::int64_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  std::string out;
+  out.reserve(text.size() + kBlock.size());
+  out.append(text.substr(0, at));
+  out.append(kBlock);
+  out.append(text.substr(at));
+  lines_added = static_cast<std::int64_t>(std::count(kBlock.begin(), kBlock.end(), '\n'));
+  return out;
+}
+
+}  // namespace r2r::convert
