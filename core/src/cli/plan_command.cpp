@@ -6,7 +6,7 @@
 #include "plan_core.hpp"
 #include "plan_output.hpp"
 #include "port_job.hpp"
-#include "run_pipeline.hpp"
+#include "builtin_pipelines.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
@@ -65,8 +65,8 @@ int run_plan(const cli_context& ctx) {
   request.state_dir =
       ctx.option("state-dir").empty() ? run::default_state_dir() : std::filesystem::path(ctx.option("state-dir"));
   request.ranker = session->session->stages().empty() ? nullptr : session->session->stages().front().instance;
-  auto planned = run::make_plan(request);
   if (!ctx.option("paper").empty()) request.paper = std::filesystem::absolute(ctx.option("paper"));
+  auto planned = run::make_plan(request);
   if (!planned)
     return report_error(ctx, planned.error(), planned.error().where == core::phase::config ? exit_usage : exit_error);
   const auto& fp = planned->fp;

@@ -6,7 +6,7 @@
 #include "exit_codes.hpp"
 #include "port_job.hpp"
 #include "port_output.hpp"
-#include "port_pipeline.hpp"
+#include "builtin_pipelines.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>

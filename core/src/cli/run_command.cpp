@@ -4,7 +4,7 @@
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 #include "plan_core.hpp"
-#include "run_pipeline.hpp"
+#include "builtin_pipelines.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/run/engine.hpp>
@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* run_usage =
     "usage: repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] "
-    "[--commit REF] [--base-image REF] [--until STAGE] [--json]";
+    "[--commit REF] [--base-image REF] [--paper FILE] [--until STAGE] [--json]";
 
 int usage_error(const cli_context& ctx, const std::string& message) {
   return report_error(ctx, core::error{core::phase::usage, message + "\n" + run_usage}, exit_usage);

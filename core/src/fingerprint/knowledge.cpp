@@ -3,29 +3,20 @@
 #include <r2r/sdk/package_name.hpp>
 #include <r2r/support/knowledge.hpp>
 
+#include "image_catalog_text.hpp"
+
 #include <cctype>
 #include <stdexcept>
 #include <string>
 
 namespace r2r::planning {
-namespace generated {
-struct data_file {
-  std::string_view name;
-  std::string_view text;
-};
-extern const data_file data_files[];
-extern const unsigned data_file_count;
-}  // namespace generated
 
 namespace {
 
 /// The image catalog is embedded here; the knowledge tables are r2r::knowledge's (parsed once).
 nlohmann::json embedded(std::string_view name) {
   if (name != "catalog") return ::r2r::knowledge::table(name);
-  for (unsigned i = 0; i < generated::data_file_count; ++i) {
-    if (generated::data_files[i].name == name) return nlohmann::json::parse(generated::data_files[i].text);
-  }
-  throw std::runtime_error("embedded planning data '" + std::string(name) + "' is missing (build bug)");
+  return nlohmann::json::parse(generated::image_catalog);
 }
 
 package_rule rule_from(const nlohmann::json& j) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/core/embedded_schemas.hpp>
 
+#include "embedded_schema_files.hpp"
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -8,25 +10,17 @@
 #include <string>
 
 namespace r2r::core {
-namespace generated {
-struct embedded_file {
-  std::string_view name;
-  std::string_view text;
-};
-extern const embedded_file embedded_files[];
-extern const unsigned embedded_file_count;
-}  // namespace generated
 
 std::string_view embedded_schema_text(std::string_view name) {
-  for (unsigned i = 0; i < generated::embedded_file_count; ++i) {
-    if (generated::embedded_files[i].name == name) return generated::embedded_files[i].text;
+  for (const auto& file : generated::schema_files) {
+    if (file.name == name) return file.text;
   }
   return {};
 }
 
 std::vector<std::string> embedded_schema_names() {
   std::vector<std::string> names;
-  for (unsigned i = 0; i < generated::embedded_file_count; ++i) names.emplace_back(generated::embedded_files[i].name);
+  for (const auto& file : generated::schema_files) names.emplace_back(file.name);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -1,26 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/support/knowledge.hpp>
 
+#include "knowledge_tables.hpp"
+
 #include <map>
 #include <stdexcept>
 
 namespace r2r::knowledge {
-namespace generated {
-struct data_file {
-  std::string_view name;
-  std::string_view text;
-};
-extern const data_file data_files[];
-extern const unsigned data_file_count;
-}  // namespace generated
 
 namespace {
 
 const std::map<std::string, nlohmann::json, std::less<>>& tables() {
   static const auto parsed = [] {
     std::map<std::string, nlohmann::json, std::less<>> out;
-    for (unsigned i = 0; i < generated::data_file_count; ++i)
-      out.emplace(std::string(generated::data_files[i].name), nlohmann::json::parse(generated::data_files[i].text));
+    for (const auto& t : generated::tables) out.emplace(std::string(t.name), nlohmann::json::parse(t.text));
     return out;
   }();
   return parsed;
@@ -39,7 +32,7 @@ const nlohmann::json& table(std::string_view name) {
 
 std::vector<std::string> table_names() {
   std::vector<std::string> out;
-  for (unsigned i = 0; i < generated::data_file_count; ++i) out.emplace_back(generated::data_files[i].name);
+  for (const auto& t : generated::tables) out.emplace_back(t.name);
   return out;
 }
 
