@@ -47,9 +47,9 @@ int main(int argc, char** argv) {
       {"name", "bench-executor"},
       {"plugins", {{"search_paths", {bench_plugins.string(), plugins.string()}}}},
       {"pipeline",
-       {{{"stage", "guard"}, {"name", "cpu-fallback"}, {"use", "r2r.guard.cpu_fallback"}},
-        {{"stage", "guard"}, {"name", "accelerator-swap"}, {"use", "r2r.guard.accelerator_swap"}},
-        {{"stage", "guard"}, {"name", "success-claim"}, {"use", "r2r.guard.success_claim"}},
+       {{{"stage", "guard"}, {"name", "cpu-fallback"}, {"use", "r2r.guard.cpu-fallback"}},
+        {{"stage", "guard"}, {"name", "accelerator-swap"}, {"use", "r2r.guard.accelerator-swap"}},
+        {{"stage", "guard"}, {"name", "success-claim"}, {"use", "r2r.guard.success-claim"}},
         {{"stage", "policy"}, {"name", "policy"}, {"use", "test.policy.scripted"}, {"config", {{"script", script}}}},
         {{"stage", "sandbox"}, {"name", "sandbox"}, {"use", "bench.sandbox.null"}}}}};
   const fs::path pipeline_file = dir / "pipeline.json";

@@ -57,7 +57,7 @@ std::string shorten(std::string s) {
 
 accelerator_swap_guard::accelerator_swap_guard(const config& cfg, const sdk::host& host)
     : max_scan_bytes_(cfg.max_scan_bytes),
-      policy_(policy::select(cfg.policy, r2r_guard_builtin::policy, "r2r.guard.accelerator_swap")),
+      policy_(policy::select(cfg.policy, r2r_guard_builtin::policy, "r2r.guard.accelerator-swap")),
       files_(cfg.max_scan_bytes),
       host_(host) {
   static const std::regex level(R"(D[0-5])");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// r2r.guard.accelerator_swap: denies actions that swap the image's ROCm accelerator stack for a
+// r2r.guard.accelerator-swap: denies actions that swap the image's ROCm accelerator stack for a
 // CUDA build or a slower substitute: installing NVIDIA/CUDA wheels or using a CUDA index or the
 // nvidia conda channel; uninstalling or replacing flash-attn, xformers, apex, bitsandbytes, triton,
 // deepspeed or torch; switching attention to sdpa/eager; commenting out or deleting a flash-attn

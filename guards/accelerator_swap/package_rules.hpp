@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Package-manager commands seen by r2r.guard.accelerator_swap: which installer a simple command
+// Package-manager commands seen by r2r.guard.accelerator-swap: which installer a simple command
 // runs (pip, python -m pip, uv pip/add, conda, mamba, micromamba, poetry, pdm, pipx) and the
 // index settings of their config commands (pip config set, poetry source add, conda config --add channels), with which
 // packages, indexes and channels, and which package specs or indexes are CUDA builds that cannot run on ROCm.

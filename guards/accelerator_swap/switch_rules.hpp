@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Environment and config settings seen by r2r.guard.accelerator_swap, with the lists of the guard
+// Environment and config settings seen by r2r.guard.accelerator-swap, with the lists of the guard
 // policy (`forbidden_environment`, `switches`): a forbidden variable set in any form, and a switch
 // that turns an accelerator component off. Text-based, so one rule covers an inline assignment, an
 // `export`, `env VAR=`, `docker -e VAR=`, an env file, a script, `.bashrc`, and Python's

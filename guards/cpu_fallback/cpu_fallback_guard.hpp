@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// r2r.guard.cpu_fallback: denies actions whose command or edited code hides the GPU or selects the
+// r2r.guard.cpu-fallback: denies actions whose command or edited code hides the GPU or selects the
 // CPU (`CUDA_VISIBLE_DEVICES=`, `HIP_VISIBLE_DEVICES=-1`, `--cpu`, `--device cpu`,
 // `device="cpu"`, `torch.cuda.is_available = lambda: False`, ...), and records evidence when a
 // command's output says the workload fell back to the CPU. A CPU run is never a ROCm reproduction.

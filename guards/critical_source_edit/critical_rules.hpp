@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What r2r.guard.critical_source_edit protects and how it grades an edit. A file is critical when
+// What r2r.guard.critical-source-edit protects and how it grades an edit. A file is critical when
 // it is a kernel source (.cu/.cuh/.hip always; C/C++ with __global__ kernels or launches; a file
 // the plan lists in kernel_builds or device hazards), an extension build file (setup.py,
 // CMakeLists.txt, *.cmake, pyproject.toml build sections), or attention code (mentions

@@ -18,7 +18,7 @@ void from_json(const nlohmann::json& j, critical_source_edit_guard::config& c) {
 
 namespace {
 
-constexpr const char* guard_id = "r2r.guard.critical_source_edit";
+constexpr const char* guard_id = "r2r.guard.critical-source-edit";
 
 std::string stem(const std::string& path) {
   const auto slash = path.rfind('/');

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// r2r.guard.critical_source_edit: edits of kernel sources, extension build files and attention
+// r2r.guard.critical-source-edit: edits of kernel sources, extension build files and attention
 // code (critical_rules.hpp says which files and how an edit is graded) through write_file,
 // apply_patch, or commands (sed -i, perl -pi, rm, mv, truncate, redirections, tee, python -c).
 // A graded edit is allowed only when the action carries a non-empty `reason` and the guard

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The file edits a shell command performs, as r2r.guard.critical_source_edit sees them:
+// The file edits a shell command performs, as r2r.guard.critical-source-edit sees them:
 // `sed -i` / `perl -pi` scripts turned into removed and added lines (s/a/b/, /re/d, /re/s/^/#/),
 // removals (rm, unlink, shred, truncate, mv away, python os.remove), renames (mv/cp between
 // kernel-source names, e.g. x.cu -> x.hip), and opaque overwrites whose new content is not in

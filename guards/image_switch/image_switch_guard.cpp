@@ -18,7 +18,7 @@ void from_json(const nlohmann::json& j, image_switch_guard::config& c) {
 
 namespace {
 
-constexpr const char* guard_id = "r2r.guard.image_switch";
+constexpr const char* guard_id = "r2r.guard.image-switch";
 
 std::string listing(const std::vector<std::string>& images) {
   if (images.empty()) return "(none)";

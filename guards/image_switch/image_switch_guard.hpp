@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// r2r.guard.image_switch: the sandbox image changes only through switch_image, only with a
+// r2r.guard.image-switch: the sandbox image changes only through switch_image, only with a
 // non-empty `reason`, and only to an image the ranker accepted for the target arch: the plan's
 // `candidates` (the ranked images that passed the hard filters for plan.arch) or its base_image.
 // A plan ranked for another arch than context.arch accepts nothing. An accepted switch goes

@@ -16,7 +16,7 @@ void from_json(const nlohmann::json& j, scale_down_guard::config& c) {
 
 namespace {
 
-constexpr const char* guard_id = "r2r.guard.scale_down";
+constexpr const char* guard_id = "r2r.guard.scale-down";
 
 bool is_config_file(const std::string& path) {
   static const std::regex ext(R"(\.(ya?ml|json|jsonc|py|cfg|toml|ini|conf|sh|bash|env|args)$)", std::regex::icase);

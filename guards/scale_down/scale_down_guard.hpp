@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// r2r.guard.scale_down: the experiment runs at the scale the plan chose. It compares
+// r2r.guard.scale-down: the experiment runs at the scale the plan chose. It compares
 //  - run_workload / run commands that start the plan's workload (same script or module) with
 //    context.plan.workload.command: fewer epochs/steps/iterations, a smaller batch, a dataset
 //    limit or slice, debug switches (`--fast_dev_run`, `--debug`), a smaller model

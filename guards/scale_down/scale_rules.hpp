@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What r2r.guard.scale_down compares: the options of a command (`--epochs 90`, `--epochs=90`,
+// What r2r.guard.scale-down compares: the options of a command (`--epochs 90`, `--epochs=90`,
 // hydra `trainer.max_epochs=90`, bare flags), the settings of a config line (`epochs: 90`,
 // `"num_train_epochs": 3`, `max_steps = 1000`), which option names measure the experiment's
 // scale (epochs, steps, batch size, dataset size, debug switches, model), and model size order.

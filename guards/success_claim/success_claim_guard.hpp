@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// r2r.guard.success_claim: success is what the verifier says, never what a command prints.
+// r2r.guard.success-claim: success is what the verifier says, never what a command prints.
 //  - claim_success is denied unless the executor reports context.verifier_ran and
 //    context.verifier_passed for the current workspace state;
 //  - a command that prints, stores or builds a success marker (ROCM_ENV_VERIFIED,

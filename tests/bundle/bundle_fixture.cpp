@@ -128,7 +128,7 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
       trajectory_line(3, "install", "echo failed-install >> /tmp/r2r-steps.log", "allow", 1) +
       trajectory_line(4, "run", "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE python train.py", "allow", 0,
                       R"([{"component": "flash-attn", "level": "D1", "note": "Triton AMD backend of flash-attn"}])",
-                      "r2r.guard.accelerator_swap");
+                      "r2r.guard.accelerator-swap");
   int turn = 5;
   for (const auto& c : o.extra_commands) trajectory += trajectory_line(turn++, "run", c, "allow", 0);
   std::ofstream(dir / "trajectory.jsonl") << trajectory;
@@ -178,7 +178,7 @@ r2r::report::bundle_inputs make_bundle_inputs(const std::filesystem::path& dir, 
   if (!o.judged) in.verifiers = {{"r2r.verifier.fixture", "1.0.0", response, nullptr}};
   in.mode = 1;
   in.repo2rocm_version = "0.1.0";
-  in.plugins = {{"r2r.guard.accelerator_swap", "1.0.0"}, {"r2r.verifier.fixture", "1.0.0"}};
+  in.plugins = {{"r2r.guard.accelerator-swap", "1.0.0"}, {"r2r.verifier.fixture", "1.0.0"}};
   in.image_used = o.base_image;
   in.environment_freeze = std::vector<std::string>{"torch==2.5.1+rocm6.2", "numpy==1.26.4"};
   in.wall_seconds = 95.5;

@@ -39,7 +39,7 @@ pfs_inputs faithful_run() {
 
 TEST(Pfs, FaithfulRunWithOneGuardReportedD2) {
   auto in = faithful_run();
-  in.ledger = {entry("flash-attn", 2, "guard:r2r.guard.accelerator_swap")};
+  in.ledger = {entry("flash-attn", 2, "guard:r2r.guard.accelerator-swap")};
   const auto b = compute_pfs(in);
   // F_path = (0.6 + 1) / 2 = 0.8; PFS = 15 + 35*0.8 + 20 + 20 + 10 = 93
   EXPECT_EQ(b.ran.value, 1);
@@ -60,7 +60,7 @@ TEST(Pfs, DegradedRunEveryTermReduced) {
   in.evidence_kinds = {"probe"};
   in.critical_components = {"flash-attn"};
   in.ledger = {entry("Flash_Attn", 3, "verifier:r2r.verifier.mode1"),  // same component, other spelling
-               entry("workload", 5, "plan_check:workload"), entry("xformers", 4, "guard:r2r.guard.accelerator_swap"),
+               entry("workload", 5, "plan_check:workload"), entry("xformers", 4, "guard:r2r.guard.accelerator-swap"),
                entry("numpy", 0, "plan_check:environment")};
   in.workload_matches_plan = false;
   in.unpinned_packages = {"numpy"};
@@ -145,7 +145,7 @@ TEST(Verdicts, CombinedVerdictIsTheMostSevere) {
 TEST(Ledger, GuardEntriesCarryTurnAndGuard) {
   auto t = parse_trajectory(
       r2r::test::trajectory_line(7, "run", "x", "allow", 0, R"([{"component":"attention","level":"D2","note":"sdpa"}])",
-                                 "r2r.guard.accelerator_swap"),
+                                 "r2r.guard.accelerator-swap"),
       "t");
   ASSERT_TRUE(t) << t.error().to_string();
   auto l = guard_ledger(*t);
@@ -153,7 +153,7 @@ TEST(Ledger, GuardEntriesCarryTurnAndGuard) {
   ASSERT_EQ(l->size(), 1u);
   EXPECT_EQ((*l)[0].component, "attention");
   EXPECT_EQ((*l)[0].level, 2);
-  EXPECT_EQ((*l)[0].source, "guard:r2r.guard.accelerator_swap");
+  EXPECT_EQ((*l)[0].source, "guard:r2r.guard.accelerator-swap");
   EXPECT_EQ((*l)[0].turn, 7);
   auto bad = parse_trajectory(
       r2r::test::trajectory_line(2, "run", "x", "allow", 0, R"([{"component":"a","level":"D9"}])"), "t");
@@ -186,7 +186,7 @@ TEST(Ledger, BuildReportMergesGuardVerifierAndPlanChecks) {
     got.push_back(e["source"].get<std::string>() + " " + e["component"].get<std::string>() + " " +
                   e["level"].get<std::string>());
   EXPECT_THAT(got, ::testing::ElementsAre(
-                       "guard:r2r.guard.accelerator_swap flash-attn D1", "verifier:r2r.verifier.fixture fused_ops D3",
+                       "guard:r2r.guard.accelerator-swap flash-attn D1", "verifier:r2r.verifier.fixture fused_ops D3",
                        "plan_check:workload workload D5", "plan_check:image base_image D1",
                        "plan_check:environment nvidia-cublas-cu12 D2", "plan_check:environment numpy D0"));
   const auto& inputs = (*report)["pfs"]["inputs"];

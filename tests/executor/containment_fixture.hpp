@@ -97,9 +97,9 @@ class ContainmentFixture : public ::testing::Test {
     return {{"type", "write_file"}, {"path", path}, {"content", content}};
   }
   static std::vector<nlohmann::json> default_guards() {
-    return {guard_stage("cpu-fallback", "r2r.guard.cpu_fallback"),
-            guard_stage("accelerator-swap", "r2r.guard.accelerator_swap"),
-            guard_stage("success-claim", "r2r.guard.success_claim")};
+    return {guard_stage("cpu-fallback", "r2r.guard.cpu-fallback"),
+            guard_stage("accelerator-swap", "r2r.guard.accelerator-swap"),
+            guard_stage("success-claim", "r2r.guard.success-claim")};
   }
   static nlohmann::json default_ro_binds() {
     return nlohmann::json::array({"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc/alternatives",

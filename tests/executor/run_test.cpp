@@ -76,7 +76,7 @@ TEST_F(ExecutorRun, GuardThatThrowsDeniesFailClosed) {
 
 TEST_F(ExecutorRun, GuardReturningGarbageDeniesAndLaterGuardsAreNotAsked) {
   auto r = run_script(json::array({json{{"type", "run"}, {"command", "touch nope"}}}),
-                      {guard_stage("garbage", "test.guard.garbage"), guard_stage("cpu", "r2r.guard.cpu_fallback")});
+                      {guard_stage("garbage", "test.guard.garbage"), guard_stage("cpu", "r2r.guard.cpu-fallback")});
   ASSERT_TRUE(r.outcome) << r.outcome.error().to_string();
   EXPECT_EQ(r.lines[0]["decision"]["decision"], "deny");
   EXPECT_EQ(r.lines[0]["decision"]["guard"], "garbage");
@@ -87,7 +87,7 @@ TEST_F(ExecutorRun, RealGuardDeniesAndPolicySeesTheReason) {
   auto r = run_script(
       json::array({json{{"type", "run"}, {"command", "CUDA_VISIBLE_DEVICES= python3 -c 1"}},
                    json{{"type", "run"}, {"command", "true"}}}),
-      {guard_stage("cpu-fallback", "r2r.guard.cpu_fallback"), guard_stage("success-claim", "r2r.guard.success_claim")});
+      {guard_stage("cpu-fallback", "r2r.guard.cpu-fallback"), guard_stage("success-claim", "r2r.guard.success-claim")});
   ASSERT_TRUE(r.outcome);
   EXPECT_EQ(r.lines[0]["decision"]["decision"], "deny");
   EXPECT_EQ(r.lines[0]["decision"]["guard"], "cpu-fallback");
@@ -110,7 +110,7 @@ TEST_F(ExecutorRun, InvalidActionIsADeniedTurnNotACrash) {
 
 TEST_F(ExecutorRun, SuccessClaimNeedsTheVerifier) {
   const json script = json::array({json{{"type", "claim_success"}, {"reason", "it printed ok"}}});
-  auto denied = run_script(script, {guard_stage("success-claim", "r2r.guard.success_claim")});
+  auto denied = run_script(script, {guard_stage("success-claim", "r2r.guard.success-claim")});
   ASSERT_TRUE(denied.outcome);
   EXPECT_EQ(denied.lines[0]["decision"]["decision"], "deny");
   EXPECT_NE(denied.outcome->kind, outcome_kind::claimed);
@@ -118,7 +118,7 @@ TEST_F(ExecutorRun, SuccessClaimNeedsTheVerifier) {
   std::filesystem::remove_all(run_dir());
   run_options o;
   o.verify = [] { return std::pair{true, true}; };
-  auto claimed = run_script(script, {guard_stage("success-claim", "r2r.guard.success_claim")}, o);
+  auto claimed = run_script(script, {guard_stage("success-claim", "r2r.guard.success-claim")}, o);
   ASSERT_TRUE(claimed.outcome);
   EXPECT_EQ(claimed.outcome->kind, outcome_kind::claimed);
   EXPECT_EQ(claimed.lines.size(), 1u);

@@ -92,9 +92,9 @@ class SigkillResume : public ::testing::Test {
   void SetUp() override {
     pipeline_file = dir.write(
         "pipeline.json",
-        r2r::test::pipeline(script(), {r2r::test::guard_stage("cpu-fallback", "r2r.guard.cpu_fallback"),
-                                       r2r::test::guard_stage("accelerator-swap", "r2r.guard.accelerator_swap"),
-                                       r2r::test::guard_stage("success-claim", "r2r.guard.success_claim")})
+        r2r::test::pipeline(script(), {r2r::test::guard_stage("cpu-fallback", "r2r.guard.cpu-fallback"),
+                                       r2r::test::guard_stage("accelerator-swap", "r2r.guard.accelerator-swap"),
+                                       r2r::test::guard_stage("success-claim", "r2r.guard.success-claim")})
             .dump(2));
     plan_file = dir.write("plan.json", R"({"workload": {"command": "python train.py"}, "arch": "gfx942"})");
   }

@@ -48,7 +48,7 @@ TEST(Cli, PluginsListShowsInTreePluginsAndDisabledFilesWithReasons) {
   auto r = r2r::test::run_process(exe() + " plugins list --plugin-path " + tmp.path().string() + " --plugin-path " +
                                   r2r::test::fixture_dir("abi_major_mismatch").string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("r2r.guard.cpu_fallback"));
+  EXPECT_THAT(r.out, HasSubstr("r2r.guard.cpu-fallback"));
   EXPECT_THAT(r.out, HasSubstr("0.1.0"));
   EXPECT_THAT(r.out, HasSubstr("disabled (2):"));
   EXPECT_THAT(r.out, HasSubstr("libr2r-guard-corrupt.so: not a readable ELF shared library"));
@@ -59,7 +59,7 @@ TEST(Cli, PluginsListShowsInTreePluginsAndDisabledFilesWithReasons) {
   const auto doc = nlohmann::json::parse(j.out);
   bool found = false;
   for (const auto& p : doc["plugins"]) {
-    if (p["id"] == "r2r.guard.cpu_fallback") {
+    if (p["id"] == "r2r.guard.cpu-fallback") {
       found = true;
       EXPECT_EQ(p["kind"], "guard");
       EXPECT_EQ(p["abi"], "1.0");
@@ -84,14 +84,14 @@ TEST(Cli, EnvironmentPluginPathIsSearched) {
                                   " plugins list --kind llm");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("test.llm.echo"));
-  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("r2r.guard.cpu_fallback")));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("r2r.guard.cpu-fallback")));
 }
 
 TEST(Cli, DescribeShowsSchemaAndLibrary) {
-  auto r = r2r::test::run_process(exe() + " plugins describe r2r.guard.cpu_fallback");
+  auto r = r2r::test::run_process(exe() + " plugins describe r2r.guard.cpu-fallback");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("kind:        guard"));
-  EXPECT_THAT(r.out, HasSubstr("libr2r-guard-cpu_fallback.so"));
+  EXPECT_THAT(r.out, HasSubstr("libr2r-guard-cpu-fallback.so"));
   EXPECT_THAT(r.out, HasSubstr("\"max_scan_bytes\""));
   auto missing = r2r::test::run_process(exe() + " plugins describe r2r.guard.nope");
   EXPECT_EQ(missing.exit_code, 1);
@@ -107,10 +107,10 @@ TEST(Cli, ValidateTheDefaultPipeline) {
 TEST(Cli, ValidateWrongTypeExitsTwoWithPluginPointerAndExpectation) {
   r2r::test::temp_dir tmp;
   const auto file = tmp.write("p.json", R"({"version": 1, "pipeline": [
-    {"stage": "guard", "use": "r2r.guard.cpu_fallback", "config": {"max_scan_bytes": "lots"}}]})");
+    {"stage": "guard", "use": "r2r.guard.cpu-fallback", "config": {"max_scan_bytes": "lots"}}]})");
   auto r = r2r::test::run_process(exe() + " validate " + file.string());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("r2r.guard.cpu_fallback /pipeline/0/config/max_scan_bytes"));
+  EXPECT_THAT(r.err, HasSubstr("r2r.guard.cpu-fallback /pipeline/0/config/max_scan_bytes"));
   EXPECT_THAT(r.err, HasSubstr("expected {\"minimum\":1024,\"type\":\"integer\"}"));
   EXPECT_THAT(r.err, HasSubstr("found string \"lots\""));
 
@@ -119,7 +119,7 @@ TEST(Cli, ValidateWrongTypeExitsTwoWithPluginPointerAndExpectation) {
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["ok"], false);
   EXPECT_EQ(doc["problems"][0]["pointer"], "/pipeline/0/config/max_scan_bytes");
-  EXPECT_EQ(doc["problems"][0]["plugin_id"], "r2r.guard.cpu_fallback");
+  EXPECT_EQ(doc["problems"][0]["plugin_id"], "r2r.guard.cpu-fallback");
 }
 
 TEST(Cli, PipelineSearchPathsAreRelativeToThePipelineFile) {
@@ -128,7 +128,7 @@ TEST(Cli, PipelineSearchPathsAreRelativeToThePipelineFile) {
   std::filesystem::copy_file(r2r::test::fixture("echo"), tmp.path() / "plugins" / "libr2r-llm-echo.so");
   const auto file = tmp.write("pipelines/p.json", R"({"version": 1, "plugins": {"search_paths": ["../plugins"]},
     "instances": {"llm": {"use": "test.llm.echo"}},
-    "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu_fallback"}]})");
+    "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu-fallback"}]})");
   auto r = r2r::test::run_process(exe() + " validate " + file.string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
@@ -136,16 +136,16 @@ TEST(Cli, PipelineSearchPathsAreRelativeToThePipelineFile) {
 TEST(Cli, PluginsCallRunsOneMethod) {
   auto r =
       r2r::test::run_process(exe() +
-                             " plugins call r2r.guard.cpu_fallback check_action "
+                             " plugins call r2r.guard.cpu-fallback check_action "
                              "'{\"action\":{\"type\":\"run\",\"command\":\"CUDA_VISIBLE_DEVICES= python train.py\"}}'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["decision"], "deny");
-  auto bad = r2r::test::run_process(exe() + " plugins call r2r.guard.cpu_fallback check_action '{oops'");
+  auto bad = r2r::test::run_process(exe() + " plugins call r2r.guard.cpu-fallback check_action '{oops'");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("request is not valid JSON"));
   auto cfg = r2r::test::run_process(exe() +
-                                    " plugins call r2r.guard.cpu_fallback check_action '{}' --config "
+                                    " plugins call r2r.guard.cpu-fallback check_action '{}' --config "
                                     "'{\"extra_patterns\": [\"([\"]}'");
   EXPECT_EQ(cfg.exit_code, 1);
   EXPECT_THAT(cfg.err, HasSubstr("not a valid ECMAScript regex"));

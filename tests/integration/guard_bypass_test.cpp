@@ -63,21 +63,21 @@ class GuardBypass : public ::testing::Test {
 std::unique_ptr<r2r::core::plugin_registry> GuardBypass::registry;
 
 TEST_F(GuardBypass, EchoingTheMarker) {
-  auto g = guard("r2r.guard.success_claim");
+  auto g = guard("r2r.guard.success-claim");
   ASSERT_TRUE(g);
   expect_denied(run(*g, "echo ROCM_ENV_VERIFIED"), "echo");
   expect_denied(run(*g, "bash -c \"echo 'ROCM_ENV_VERIFIED'\""), "bash -c echo");
 }
 
 TEST_F(GuardBypass, PrintingTheMarker) {
-  auto g = guard("r2r.guard.success_claim");
+  auto g = guard("r2r.guard.success-claim");
   ASSERT_TRUE(g);
   expect_denied(run(*g, "printf 'ROCM_ENV_%s\\n' VERIFIED"), "printf");
   expect_denied(run(*g, "python -c 'print(\"PAPER_RESULT_REPRODUCED\")'"), "python print");
 }
 
 TEST_F(GuardBypass, CatOfAFileWithTheMarker) {
-  auto g = guard("r2r.guard.success_claim");
+  auto g = guard("r2r.guard.success-claim");
   ASSERT_TRUE(g);
   expect_denied(check(*g, {{"type", "write_file"}, {"path", "plan.md"}, {"content", "- [x] ROCM_ENV_VERIFIED\n"}}),
                 "write marker");
@@ -86,14 +86,14 @@ TEST_F(GuardBypass, CatOfAFileWithTheMarker) {
 }
 
 TEST_F(GuardBypass, WorkloadThenEcho) {
-  auto g = guard("r2r.guard.success_claim");
+  auto g = guard("r2r.guard.success-claim");
   ASSERT_TRUE(g);
   expect_denied(run(*g, "python train.py --epochs 1 && echo ROCM_ENV_VERIFIED"), "workload && echo");
   EXPECT_EQ(run(*g, "python train.py --epochs 1 | grep -c ROCM_ENV_VERIFIED")["decision"], "allow");
 }
 
 TEST_F(GuardBypass, ClaimSuccessWithoutVerifier) {
-  auto g = guard("r2r.guard.success_claim");
+  auto g = guard("r2r.guard.success-claim");
   ASSERT_TRUE(g);
   expect_denied(check(*g, {{"type", "claim_success"}}, {{"mode", 1}, {"turn", 4}}), "claim");
   EXPECT_EQ(check(*g, {{"type", "claim_success"}}, {{"verifier_ran", true}, {"verifier_passed", true}})["decision"],
@@ -101,7 +101,7 @@ TEST_F(GuardBypass, ClaimSuccessWithoutVerifier) {
 }
 
 TEST_F(GuardBypass, PipInstallFlashAttnSpellings) {
-  auto g = guard("r2r.guard.accelerator_swap");
+  auto g = guard("r2r.guard.accelerator-swap");
   ASSERT_TRUE(g);
   for (const char* command : {"pip install flash_attn==2.5.8", "pip install flash-attn==2.6.3 --no-build-isolation",
                               "python -m pip install Flash_Attn", "pip uninstall -y flash-attn"}) {
@@ -112,7 +112,7 @@ TEST_F(GuardBypass, PipInstallFlashAttnSpellings) {
 }
 
 TEST_F(GuardBypass, UvPipAndCondaNvidiaWheels) {
-  auto g = guard("r2r.guard.accelerator_swap");
+  auto g = guard("r2r.guard.accelerator-swap");
   ASSERT_TRUE(g);
   expect_denied(run(*g, "uv pip install nvidia-cudnn-cu12"), "uv pip");
   expect_denied(run(*g, "conda install -y -c nvidia cuda-toolkit"), "conda -c nvidia");
@@ -121,13 +121,13 @@ TEST_F(GuardBypass, UvPipAndCondaNvidiaWheels) {
 }
 
 TEST_F(GuardBypass, SedCommentingOutFlashAttnImport) {
-  auto g = guard("r2r.guard.accelerator_swap");
+  auto g = guard("r2r.guard.accelerator-swap");
   ASSERT_TRUE(g);
   expect_denied(run(*g, "sed -i 's/^from flash_attn import/# &/' models/attn.py"), "sed comment");
 }
 
 TEST_F(GuardBypass, ConfiguredDegradationIsAllowedOnTheLedger) {
-  auto g = guard("r2r.guard.accelerator_swap",
+  auto g = guard("r2r.guard.accelerator-swap",
                  {{"allow_degradations", {{{"component", "flash-attn"}, {"level", "D2"}, {"note", "sdpa"}}}}});
   ASSERT_TRUE(g);
   const auto d = run(*g, "python gen.py --attn_implementation sdpa");
@@ -138,7 +138,7 @@ TEST_F(GuardBypass, ConfiguredDegradationIsAllowedOnTheLedger) {
 }
 
 TEST_F(GuardBypass, InvalidConfigIsRejectedAtCreation) {
-  const auto* plugin = registry->find("r2r.guard.accelerator_swap");
+  const auto* plugin = registry->find("r2r.guard.accelerator-swap");
   ASSERT_NE(plugin, nullptr);
   EXPECT_FALSE(r2r::core::plugin_instance::create(
                    *plugin, {{"allow_degradations", {{{"component", "flash-attn"}, {"level", "D7"}}}}})
@@ -162,7 +162,7 @@ nlohmann::json context(int mode) {
 }
 
 TEST_F(GuardBypass, MarkerAfterAFailingWorkloadInEveryChaining) {
-  auto g = guard("r2r.guard.success_claim");
+  auto g = guard("r2r.guard.success-claim");
   ASSERT_TRUE(g);
   for (const char* command : {"python train.py || echo ROCM_ENV_VERIFIED", "python train.py; echo ROCM_ENV_VERIFIED",
                               "(python train.py) ; printf 'ROCM_ENV_VERIFIED\n'", "false && echo ROCM_ENV_VERIFIED",
@@ -172,7 +172,7 @@ TEST_F(GuardBypass, MarkerAfterAFailingWorkloadInEveryChaining) {
 }
 
 TEST_F(GuardBypass, MoreFlashAttnSpellings) {
-  auto g = guard("r2r.guard.accelerator_swap");
+  auto g = guard("r2r.guard.accelerator-swap");
   ASSERT_TRUE(g);
   for (const char* command :
        {"pip3 install flash-attn", "python3 -m pip install flash_attn==2.6.3",
@@ -183,7 +183,7 @@ TEST_F(GuardBypass, MoreFlashAttnSpellings) {
 }
 
 TEST_F(GuardBypass, NvidiaWheelsIndexesAndChannels) {
-  auto g = guard("r2r.guard.accelerator_swap");
+  auto g = guard("r2r.guard.accelerator-swap");
   ASSERT_TRUE(g);
   for (const char* command :
        {"pip install nvidia-cublas-cu12", "uv pip install nvidia-cublas-cu12==12.1.3.1",
@@ -197,7 +197,7 @@ TEST_F(GuardBypass, NvidiaWheelsIndexesAndChannels) {
 }
 
 TEST_F(GuardBypass, HidingTheGpu) {
-  auto g = guard("r2r.guard.cpu_fallback");
+  auto g = guard("r2r.guard.cpu-fallback");
   ASSERT_TRUE(g);
   for (const char* command :
        {"CUDA_VISIBLE_DEVICES= python train.py", "export CUDA_VISIBLE_DEVICES=\"\"; python train.py",
@@ -210,16 +210,16 @@ TEST_F(GuardBypass, HidingTheGpu) {
 TEST_F(GuardBypass, SedCommentingOutTheFlashAttnImportAsASourceEdit) {
   const std::string command = "sed -i 's/^from flash_attn import/# &/' models/attn.py";
   const nlohmann::json action = {{"type", "run"}, {"command", command}, {"reason", "flash-attn does not build"}};
-  auto strict = guard("r2r.guard.critical_source_edit");
+  auto strict = guard("r2r.guard.critical-source-edit");
   ASSERT_TRUE(strict);
   const auto denied = check(*strict, action, context(1));
   expect_denied(denied, "built-in policy");
   EXPECT_THAT(denied.value("reason", ""), HasSubstr("acceleration_disabled"));
   // A policy that records acceleration_disabled in Mode 1 allows it on the ledger, still not in Mode 2.
   auto lenient = guard(
-      "r2r.guard.critical_source_edit",
+      "r2r.guard.critical-source-edit",
       {{"policy",
-        {{"guard", "r2r.guard.critical_source_edit"},
+        {{"guard", "r2r.guard.critical-source-edit"},
          {"components", {{"acceleration_disabled", {{"level", "D4"}, {"default", "deny"}, {"mode1", "record"}}}}}}}});
   ASSERT_TRUE(lenient);
   const auto recorded = check(*lenient, action, context(1));
@@ -234,7 +234,7 @@ TEST_F(GuardBypass, SedCommentingOutTheFlashAttnImportAsASourceEdit) {
 }
 
 TEST_F(GuardBypass, ShrinkingEpochsInAConfigFile) {
-  auto g = guard("r2r.guard.scale_down");
+  auto g = guard("r2r.guard.scale-down");
   ASSERT_TRUE(g);
   const nlohmann::json sed = {{"type", "run"}, {"command", "sed -i 's/epochs: 90/epochs: 1/' config.yaml"}};
   const auto mode1 = check(*g, sed, context(1));
@@ -258,17 +258,17 @@ TEST_F(GuardBypass, ShrinkingEpochsInAConfigFile) {
   const auto dir = std::filesystem::temp_directory_path() / ("r2r-guard-policy-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "scale_down.strict.json";
-  std::ofstream(file) << nlohmann::json{{"guard", "r2r.guard.scale_down"},
+  std::ofstream(file) << nlohmann::json{{"guard", "r2r.guard.scale-down"},
                                         {"components", {{"*", {{"level", "D5"}, {"default", "deny"}}}}}}
                              .dump();
-  auto strict = guard("r2r.guard.scale_down", {{"policy", file.string()}});
+  auto strict = guard("r2r.guard.scale-down", {{"policy", file.string()}});
   ASSERT_TRUE(strict);
   expect_denied(check(*strict, sed, context(1)), "strict policy file, Mode 1");
   std::filesystem::remove_all(dir);
 }
 
 TEST_F(GuardBypass, WorkloadRunAtASmallerScale) {
-  auto g = guard("r2r.guard.scale_down");
+  auto g = guard("r2r.guard.scale-down");
   ASSERT_TRUE(g);
   const nlohmann::json shrunk = {{"type", "run_workload"},
                                  {"command", "python train.py --config config.yaml --epochs 1 --fast_dev_run"}};
@@ -279,7 +279,7 @@ TEST_F(GuardBypass, WorkloadRunAtASmallerScale) {
 }
 
 TEST_F(GuardBypass, ImageSwitchOnlyToRankedImagesWithAReason) {
-  auto g = guard("r2r.guard.image_switch");
+  auto g = guard("r2r.guard.image-switch");
   ASSERT_TRUE(g);
   const auto off_list =
       check(*g, {{"type", "switch_image"}, {"image", "nvcr.io/nvidia/pytorch:24.01-py3"}, {"reason", "has flash-attn"}},
@@ -297,8 +297,8 @@ TEST_F(GuardBypass, ImageSwitchOnlyToRankedImagesWithAReason) {
 /// Every action goes to every guard of the default pipeline; the first deny wins (as the executor does).
 TEST_F(GuardBypass, AScriptedMode2SessionThroughEveryDefaultGuard) {
   std::vector<std::unique_ptr<r2r::core::plugin_instance>> guards;
-  for (const char* id : {"r2r.guard.cpu_fallback", "r2r.guard.accelerator_swap", "r2r.guard.success_claim",
-                         "r2r.guard.image_switch", "r2r.guard.critical_source_edit", "r2r.guard.scale_down"}) {
+  for (const char* id : {"r2r.guard.cpu-fallback", "r2r.guard.accelerator-swap", "r2r.guard.success-claim",
+                         "r2r.guard.image-switch", "r2r.guard.critical-source-edit", "r2r.guard.scale-down"}) {
     guards.push_back(guard(id));
     ASSERT_TRUE(guards.back()) << id;
   }
@@ -345,10 +345,10 @@ TEST_F(GuardBypass, ShippedPoliciesMatchTheSchemaAndTheirGuards) {
     ++files;
   }
   EXPECT_EQ(files, 4);
-  const nlohmann::json bad = {{"guard", "r2r.guard.scale_down"},
+  const nlohmann::json bad = {{"guard", "r2r.guard.scale-down"},
                               {"components", {{"epochs", {{"level", "D5"}, {"default", "maybe"}}}}}};
   EXPECT_FALSE(schema->validate(bad).empty());
-  const auto* plugin = registry->find("r2r.guard.scale_down");
+  const auto* plugin = registry->find("r2r.guard.scale-down");
   ASSERT_NE(plugin, nullptr);
   auto created = r2r::core::plugin_instance::create(*plugin, {{"policy", bad}});
   ASSERT_FALSE(created.has_value());
@@ -358,7 +358,7 @@ TEST_F(GuardBypass, ShippedPoliciesMatchTheSchemaAndTheirGuards) {
   const auto parsed = r2r::core::parse_pipeline_text(
       nlohmann::json{
           {"version", 1},
-          {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.scale_down"}, {"config", {{"policy", bad}}}}}}}
+          {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.scale-down"}, {"config", {{"policy", bad}}}}}}}
           .dump(),
       "inline-policy.json");
   ASSERT_TRUE(parsed.config.has_value());

@@ -28,13 +28,13 @@ struct guard_spec {
 
 const std::vector<guard_spec>& all_guards() {
   static const std::vector<guard_spec> guards{
-      {"r2r.guard.cpu_fallback",
+      {"r2r.guard.cpu-fallback",
        {{"action_types", {"run", "run_workload", "build_kernel", "write_file", "apply_patch"}}}},
-      {"r2r.guard.accelerator_swap", {{"allow_degradations", nlohmann::json::array()}}},
-      {"r2r.guard.success_claim", nlohmann::json::object()},
-      {"r2r.guard.image_switch", nlohmann::json::object()},
-      {"r2r.guard.critical_source_edit", nlohmann::json::object()},
-      {"r2r.guard.scale_down", nlohmann::json::object()},
+      {"r2r.guard.accelerator-swap", {{"allow_degradations", nlohmann::json::array()}}},
+      {"r2r.guard.success-claim", nlohmann::json::object()},
+      {"r2r.guard.image-switch", nlohmann::json::object()},
+      {"r2r.guard.critical-source-edit", nlohmann::json::object()},
+      {"r2r.guard.scale-down", nlohmann::json::object()},
   };
   return guards;
 }
@@ -179,7 +179,7 @@ TEST_F(GuardTable, CommandAnalysisIsTheSameForEveryActionType) {
           // The one rule that depends on the action type, by design: a run_workload claims to be the
           // plan's workload, so scale_down records (Mode 1) or denies (Mode 2) one that runs another
           // command. Checked below; the command analysis itself is the same.
-          if (std::string(spec.id) == "r2r.guard.scale_down" && a.at("type") == "run_workload" &&
+          if (std::string(spec.id) == "r2r.guard.scale-down" && a.at("type") == "run_workload" &&
               c.text != "python train.py --epochs 90")
             continue;
           auto g = make(spec);
@@ -195,7 +195,7 @@ TEST_F(GuardTable, CommandAnalysisIsTheSameForEveryActionType) {
   }
   EXPECT_GT(denied, 0u);
   const guard_spec* scale = &all_guards().back();
-  ASSERT_STREQ(scale->id, "r2r.guard.scale_down");
+  ASSERT_STREQ(scale->id, "r2r.guard.scale-down");
   auto g = make(*scale);
   ASSERT_TRUE(g);
   std::string why;

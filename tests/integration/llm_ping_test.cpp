@@ -28,7 +28,7 @@ std::string exe() {
 json pipeline(const json& instances) {
   return json{{"version", 1},
               {"instances", instances},
-              {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.cpu_fallback"}}}}};
+              {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.cpu-fallback"}}}}};
 }
 
 json openai_completion() {

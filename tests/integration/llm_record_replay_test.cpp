@@ -60,7 +60,7 @@ class LlmRecordReplay : public ::testing::Test {
   std::unique_ptr<r2r::core::pipeline_session> session(const json& instances) {
     const json file{{"version", 1},
                     {"instances", instances},
-                    {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.cpu_fallback"}}}}};
+                    {"pipeline", {{{"stage", "guard"}, {"use", "r2r.guard.cpu-fallback"}}}}};
     auto parsed = r2r::core::parse_pipeline_text(file.dump(), tmp.path() / "pipeline.json");
     EXPECT_TRUE(parsed.problems.empty()) << parsed.problems.front().to_string();
     auto problems = r2r::core::check_pipeline_plugins(*parsed.config, *registry);

@@ -99,7 +99,7 @@ TEST_F(HostApi, CancellationStopsALongCall) {
 TEST_F(HostApi, KindMessagesAreValidatedOnTheWayIn) {
   auto loaded = r2r::core::plugin_registry::load({{r2r::test::plugin_dir(), "test"}});
   ASSERT_TRUE(loaded.has_value());
-  auto instance = r2r::core::plugin_instance::create(*loaded->find("r2r.guard.cpu_fallback"), nlohmann::json::object());
+  auto instance = r2r::core::plugin_instance::create(*loaded->find("r2r.guard.cpu-fallback"), nlohmann::json::object());
   ASSERT_TRUE(instance.has_value());
   auto bad = (*instance)->call("check_action", {{"action", {{"type", "launch_rocket"}}}});
   ASSERT_FALSE(bad.has_value());

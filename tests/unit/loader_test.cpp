@@ -129,10 +129,10 @@ TEST(Loader, MissingFileIsRejected) {
 }
 
 TEST(Loader, InTreePluginLoadsWithItsGeneratedManifest) {
-  auto outcome = r2r::core::load_plugin_file(r2r::test::plugin_dir() / "libr2r-guard-cpu_fallback.so");
+  auto outcome = r2r::core::load_plugin_file(r2r::test::plugin_dir() / "libr2r-guard-cpu-fallback.so");
   ASSERT_EQ(outcome.plugins.size(), 1u);
   EXPECT_TRUE(outcome.plugins.front().info.has_manifest);
-  EXPECT_EQ(outcome.plugins.front().info.id, "r2r.guard.cpu_fallback");
+  EXPECT_EQ(outcome.plugins.front().info.id, "r2r.guard.cpu-fallback");
 }
 
 TEST(Loader, ManifestThatDisagreesWithTheBinaryDisablesThePlugin) {

@@ -39,9 +39,9 @@ TEST(PipelineConfig, TheDefaultPipelineIsValid) {
 
 TEST(PipelineConfig, WrongTypeInAPluginConfigNamesPluginPointerAndExpectation) {
   const auto problems = problems_of(R"({"version": 1, "pipeline": [
-      {"stage": "guard", "use": "r2r.guard.cpu_fallback", "config": {"max_scan_bytes": "lots"}}]})");
+      {"stage": "guard", "use": "r2r.guard.cpu-fallback", "config": {"max_scan_bytes": "lots"}}]})");
   ASSERT_EQ(problems.size(), 1u) << all(problems);
-  EXPECT_EQ(problems[0].plugin_id, "r2r.guard.cpu_fallback");
+  EXPECT_EQ(problems[0].plugin_id, "r2r.guard.cpu-fallback");
   EXPECT_EQ(problems[0].pointer, "/pipeline/0/config/max_scan_bytes");
   EXPECT_THAT(problems[0].message, HasSubstr("\"type\":\"integer\""));
   EXPECT_THAT(problems[0].message, HasSubstr("found string \"lots\""));
@@ -49,9 +49,9 @@ TEST(PipelineConfig, WrongTypeInAPluginConfigNamesPluginPointerAndExpectation) {
 
 TEST(PipelineConfig, EveryViolationIsReportedNotJustTheFirst) {
   const auto problems = problems_of(R"({"version": 1, "pipeline": [
-      {"stage": "guard", "use": "r2r.guard.cpu_fallback", "config": {"max_scan_bytes": 1, "action_types": ["fly"], "x": 1}},
+      {"stage": "guard", "use": "r2r.guard.cpu-fallback", "config": {"max_scan_bytes": 1, "action_types": ["fly"], "x": 1}},
       {"stage": "guard", "use": "r2r.guard.missing"},
-      {"stage": "verify", "use": "r2r.guard.cpu_fallback"},
+      {"stage": "verify", "use": "r2r.guard.cpu-fallback"},
       {"stage": "guard", "use": "test.guard.null_ops"}]})");
   const std::string text = all(problems);
   EXPECT_THAT(text, HasSubstr("/pipeline/0/config/max_scan_bytes"));
@@ -80,8 +80,8 @@ TEST(PipelineConfig, SyntaxErrorsGiveThePosition) {
 
 TEST(PipelineConfig, DuplicateStageNamesAndMissingFilesAreReported) {
   auto dup = problems_of(R"({"version": 1, "pipeline": [
-      {"stage": "guard", "name": "g", "use": "r2r.guard.cpu_fallback"},
-      {"stage": "guard", "name": "g", "use": "r2r.guard.cpu_fallback"}]})");
+      {"stage": "guard", "name": "g", "use": "r2r.guard.cpu-fallback"},
+      {"stage": "guard", "name": "g", "use": "r2r.guard.cpu-fallback"}]})");
   ASSERT_EQ(dup.size(), 1u);
   EXPECT_THAT(dup[0].message, HasSubstr("used twice"));
   auto missing = r2r::core::parse_pipeline_file("/nonexistent/pipeline.json");
@@ -92,7 +92,7 @@ TEST(PipelineConfig, DuplicateStageNamesAndMissingFilesAreReported) {
 TEST(PipelineConfig, InstancesAreCheckedToo) {
   const auto problems = problems_of(R"({"version": 1,
       "instances": {"llm": {"use": "test.llm.echo", "config": {"prefix": 3}}},
-      "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu_fallback"}]})");
+      "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu-fallback"}]})");
   ASSERT_EQ(problems.size(), 1u) << all(problems);
   EXPECT_EQ(problems[0].pointer, "/instances/llm/config/prefix");
   EXPECT_EQ(problems[0].plugin_id, "test.llm.echo");
@@ -102,11 +102,11 @@ TEST(PipelineConfig, ExtendsOverridesEntriesByNameAndAppendsNewOnes) {
   r2r::test::temp_dir tmp;
   tmp.write("base.json", R"({"version": 1, "name": "base", "description": "parent",
       "instances": {"llm": {"use": "r2r.llm.echo"}},
-      "pipeline": [{"stage": "guard", "name": "a", "use": "r2r.guard.cpu_fallback"},
-                   {"stage": "guard", "name": "b", "use": "r2r.guard.accelerator_swap"}]})");
+      "pipeline": [{"stage": "guard", "name": "a", "use": "r2r.guard.cpu-fallback"},
+                   {"stage": "guard", "name": "b", "use": "r2r.guard.accelerator-swap"}]})");
   const auto child = tmp.write("child.json", R"({"extends": "base.json", "name": "child",
-      "pipeline": [{"stage": "guard", "name": "a", "use": "r2r.guard.success_claim"},
-                   {"stage": "guard", "name": "c", "use": "r2r.guard.scale_down"}]})");
+      "pipeline": [{"stage": "guard", "name": "a", "use": "r2r.guard.success-claim"},
+                   {"stage": "guard", "name": "c", "use": "r2r.guard.scale-down"}]})");
   auto parsed = r2r::core::parse_pipeline_file(child);
   ASSERT_TRUE(parsed.config.has_value()) << all(parsed.problems);
   const auto& c = *parsed.config;
@@ -114,8 +114,8 @@ TEST(PipelineConfig, ExtendsOverridesEntriesByNameAndAppendsNewOnes) {
   EXPECT_EQ(c.description, "parent");
   ASSERT_EQ(c.stages.size(), 3u);
   EXPECT_EQ(c.stages[0].name, "a");
-  EXPECT_EQ(c.stages[0].plugin.use, "r2r.guard.success_claim");  // replaced in place
-  EXPECT_EQ(c.stages[1].plugin.use, "r2r.guard.accelerator_swap");
+  EXPECT_EQ(c.stages[0].plugin.use, "r2r.guard.success-claim");  // replaced in place
+  EXPECT_EQ(c.stages[1].plugin.use, "r2r.guard.accelerator-swap");
   EXPECT_EQ(c.stages[2].name, "c");  // appended
   EXPECT_EQ(c.instances.count("llm"), 1u);
 }
@@ -127,7 +127,7 @@ TEST(PipelineConfig, ExtendsRefusesAMissingParentAChainAndABadMergedFile) {
   EXPECT_EQ(missing.problems.at(0).pointer, "/extends");
   EXPECT_THAT(missing.problems.at(0).message, HasSubstr("cannot read the parent"));
 
-  tmp.write("grand.json", R"({"version": 1, "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu_fallback"}]})");
+  tmp.write("grand.json", R"({"version": 1, "pipeline": [{"stage": "guard", "use": "r2r.guard.cpu-fallback"}]})");
   tmp.write("parent.json", R"({"extends": "grand.json"})");
   auto chain = r2r::core::parse_pipeline_file(tmp.write("chain.json", R"({"extends": "parent.json"})"));
   ASSERT_FALSE(chain.config.has_value());

@@ -24,7 +24,7 @@ TEST(Registry, BrokenFilesAreDisabledAndDoNotStopTheOthers) {
                r2r::test::plugin_dir(), r2r::test::fixture_dir("undefined_symbol")}));
   ASSERT_TRUE(registry.has_value()) << registry.error().to_string();
   EXPECT_NE(registry->find("test.guard.good_c"), nullptr);
-  EXPECT_NE(registry->find("r2r.guard.cpu_fallback"), nullptr);
+  EXPECT_NE(registry->find("r2r.guard.cpu-fallback"), nullptr);
   ASSERT_EQ(registry->disabled().size(), 3u);
   for (const auto& d : registry->disabled()) {
     const std::string line = d.reason.to_string();

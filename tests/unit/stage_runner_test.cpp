@@ -17,9 +17,9 @@ class StageRunner : public ::testing::Test {
     ASSERT_TRUE(loaded.has_value());
     registry = std::move(*loaded);
     auto parsed = r2r::core::parse_pipeline_text(R"({"version": 1, "pipeline": [
-        {"stage": "guard", "name": "g1", "use": "r2r.guard.cpu_fallback"},
-        {"stage": "guard", "name": "g2", "use": "r2r.guard.cpu_fallback", "config": {"action_types": ["run"]}},
-        {"stage": "verify", "name": "v", "use": "r2r.guard.cpu_fallback"}]})",
+        {"stage": "guard", "name": "g1", "use": "r2r.guard.cpu-fallback"},
+        {"stage": "guard", "name": "g2", "use": "r2r.guard.cpu-fallback", "config": {"action_types": ["run"]}},
+        {"stage": "verify", "name": "v", "use": "r2r.guard.cpu-fallback"}]})",
                                                  "p.json");
     ASSERT_TRUE(parsed.config.has_value());
     config = *parsed.config;

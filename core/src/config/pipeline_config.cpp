@@ -4,6 +4,7 @@
 #include <r2r/core/embedded_schemas.hpp>
 #include <r2r/core/plugin_kind.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -193,12 +194,24 @@ parsed_pipeline parse_pipeline_file(const std::filesystem::path& file) {
 
 namespace {
 
+/// The id with '_' in its name part written as '-' (the one separator; r2r.guard.cpu-fallback was
+/// renamed r2r.guard.cpu-fallback), for a hint when a pipeline names an id by its old spelling.
+std::string dashed_id(std::string id) {
+  const auto name_start = id.find('.', id.find('.') + 1);
+  if (name_start == std::string::npos) return id;
+  std::replace(id.begin() + static_cast<std::ptrdiff_t>(name_start), id.end(), '_', '-');
+  return id;
+}
+
 void check_use(const plugin_use& u, std::optional<r2r_kind> expected_kind, const std::string& stage,
                const plugin_registry& registry, std::vector<config_problem>& problems) {
   const loaded_plugin* plugin = registry.find(u.use);
   if (plugin == nullptr) {
     if (const disabled_plugin* d = registry.find_disabled(u.use)) {
       problems.push_back({u.pointer + "/use", u.use, "plugin is disabled: " + d->reason.to_string()});
+    } else if (std::string dashed = dashed_id(u.use); dashed != u.use && registry.find(dashed) != nullptr) {
+      problems.push_back({u.pointer + "/use", u.use,
+                          "no such plugin: plugin ids use '-' inside names; did you mean \"" + dashed + "\"?"});
     } else {
       problems.push_back({u.pointer + "/use", u.use,
                           "no such plugin on the plugin path; `repo2rocm plugins list` shows what is installed, "

@@ -85,7 +85,7 @@ result<void> check_descriptor(const r2r_plugin_desc* desc, const std::filesystem
   static const std::regex id_pattern(R"(^[a-z0-9][a-z0-9_-]*\.([a-z_]+)\.[a-z0-9][a-z0-9_.-]*$)");
   std::smatch m;
   if (!std::regex_match(id, m, id_pattern)) {
-    return fail(phase::capability, "id must look like <org>.<kind>.<name> in lower case (e.g. r2r.guard.cpu_fallback)",
+    return fail(phase::capability, "id must look like <org>.<kind>.<name> in lower case (e.g. r2r.guard.cpu-fallback)",
                 id, file);
   }
   if (m[1].str() != kind) {

@@ -162,7 +162,7 @@ TEST_F(AcceleratorSwapGuard, AllowedDegradationsAllowWithALedgerEntry) {
 
 TEST_F(AcceleratorSwapGuard, PolicyRecordsASubstitutionPerModeWithAReason) {
   accelerator_swap_guard::config cfg;
-  cfg.policy = {{"guard", "r2r.guard.accelerator_swap"},
+  cfg.policy = {{"guard", "r2r.guard.accelerator-swap"},
                 {"components", {{"flash-attn", {{"level", "D2"}, {"default", "deny"}, {"mode1", "record"}}}}}};
   accelerator_swap_guard by_policy(cfg, host.sdk_host());
   auto check = [&](int mode, const char* reason) {

@@ -192,7 +192,7 @@ TEST_F(CriticalSourceEdit, CommandEditsOfCriticalFiles) {
 TEST_F(CriticalSourceEdit, APolicyMayAllowDisablingAcceleration) {
   critical_source_edit_guard lenient(
       {nlohmann::json{
-           {"guard", "r2r.guard.critical_source_edit"},
+           {"guard", "r2r.guard.critical-source-edit"},
            {"components",
             {{"acceleration_disabled", {{"level", "D4"}, {"default", "record"}, {"note", "Mode 1 smoke"}}}}}},
        1 << 20},

@@ -84,7 +84,7 @@ TEST_F(ImageSwitchGuard, APlanForAnotherArchOrNoPlanAcceptsNothing) {
 
 TEST_F(ImageSwitchGuard, PolicyMayDenySwitchesInMode2) {
   image_switch_guard strict(
-      {nlohmann::json{{"guard", "r2r.guard.image_switch"},
+      {nlohmann::json{{"guard", "r2r.guard.image-switch"},
                       {"components", {{"base_image", {{"level", "D1"}, {"default", "record"}, {"mode2", "deny"}}}}}},
        image_switch_guard::config{}.container_tools, image_switch_guard::config{}.read_only_verbs},
       host.sdk_host());

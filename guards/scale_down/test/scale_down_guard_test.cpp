@@ -191,7 +191,7 @@ TEST_F(ScaleDownGuard, DatasetSlicesInCodeEdits) {
 }
 
 TEST_F(ScaleDownGuard, InlinePolicyCanDenyInMode1OrRequireAReason) {
-  scale_down_guard strict({nlohmann::json{{"guard", "r2r.guard.scale_down"},
+  scale_down_guard strict({nlohmann::json{{"guard", "r2r.guard.scale-down"},
                                           {"components", {{"*", {{"level", "D5"}, {"default", "deny"}}}}}},
                            1 << 20},
                           host.sdk_host());
@@ -199,7 +199,7 @@ TEST_F(ScaleDownGuard, InlinePolicyCanDenyInMode1OrRequireAReason) {
                 .verdict,
             "deny");
   scale_down_guard with_reason(
-      {nlohmann::json{{"guard", "r2r.guard.scale_down"},
+      {nlohmann::json{{"guard", "r2r.guard.scale-down"},
                       {"components", {{"epochs", {{"level", "D5"}, {"default", "record"}, {"require_reason", true}}}}}},
        1 << 20},
       host.sdk_host());
@@ -214,7 +214,7 @@ TEST_F(ScaleDownGuard, InlinePolicyCanDenyInMode1OrRequireAReason) {
 
 TEST_F(ScaleDownGuard, InvalidPoliciesNameThePointer) {
   try {
-    scale_down_guard bad({nlohmann::json{{"guard", "r2r.guard.scale_down"},
+    scale_down_guard bad({nlohmann::json{{"guard", "r2r.guard.scale-down"},
                                          {"components", {{"epochs", {{"level", "D5"}, {"default", "maybe"}}}}}},
                           1 << 20},
                          host.sdk_host());

@@ -140,7 +140,7 @@ typedef struct r2r_plugin_desc {
   uint32_t abi_major;   /* R2R_ABI_MAJOR the plugin was compiled against */
   uint32_t abi_minor;   /* R2R_ABI_MINOR the plugin was compiled against */
   r2r_kind kind;
-  const char* id;             /* "<org>.<kind>.<name>", e.g. "r2r.guard.cpu_fallback" */
+  const char* id;             /* "<org>.<kind>.<name>", e.g. "r2r.guard.cpu-fallback" */
   const char* version;        /* semantic version of the plugin, e.g. "0.1.0" */
   const char* description;    /* one line for `repo2rocm plugins list` */
   const char* config_schema;  /* JSON Schema (draft 7) of the config object */
