@@ -4,6 +4,7 @@
 // the plugins a run uses are the ones its pipeline file names (a one-line change swaps the verifier
 // or the sandbox), a pipeline without a required stage stops before any work, and the default
 // pipeline's guards include critical_source_edit, which catches a stubbed kernel.
+#include "loopback_server.hpp"
 #include "run_fixture.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
@@ -13,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 namespace {
@@ -56,7 +58,8 @@ class RunEngine : public ::testing::Test {
   }
   static json verifiers_used(const fs::path& dir) {
     json ids = json::array();
-    for (const auto& v : json::parse(read_text(dir / "verify.json"))["verifiers"]) ids.push_back(v["plugin_id"]);
+    const json verify = json::parse(read_text(dir / "verify.json"));  // kept alive for the loop
+    for (const auto& v : verify["verifiers"]) ids.push_back(v["plugin_id"]);
     return ids;
   }
 };
@@ -70,8 +73,8 @@ TEST_F(RunEngine, OneRegistryOneSessionAndOneInstancePerPipelineEntry) {
   EXPECT_EQ(count_lines(r.err, "of r2r.sandbox.local created"), 1u) << r.err;
   for (const char* entry :
        {"'images' of r2r.ranker.jaccard", "'hipify' of r2r.converter.hipify", "'policy' of r2r.policy.playbook",
-        "'cpu-fallback' of r2r.guard.cpu_fallback", "'critical-source-edit' of r2r.guard.critical_source_edit",
-        "'scale-down' of r2r.guard.scale_down", "'image-switch' of r2r.guard.image_switch",
+        "'cpu-fallback' of r2r.guard.cpu-fallback", "'critical-source-edit' of r2r.guard.critical-source-edit",
+        "'scale-down' of r2r.guard.scale-down", "'image-switch' of r2r.guard.image-switch",
         "'mode1' of r2r.verifier.mode1-rocm"})
     EXPECT_EQ(count_lines(r.err, std::string("plugin instance ") + entry + " created"), 1u) << entry << "\n" << r.err;
   // The executor and the verifier ran in that one instance; the run recorded its resolved pipeline.
@@ -140,8 +143,9 @@ TEST_F(RunEngine, APipelineWithoutARequiredStageFailsBeforeAnyWork) {
   const fs::path dir = tmp.path() / "run";
   const auto r = run(pipeline, dir);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("/pipeline"));
-  EXPECT_THAT(r.err, HasSubstr("`verify` stage"));
+  // --json: the error is the JSON document on stdout.
+  EXPECT_THAT(r.out, HasSubstr("/pipeline"));
+  EXPECT_THAT(r.out, HasSubstr("`verify` stage"));
   EXPECT_FALSE(fs::exists(dir)) << "nothing is done before the pipeline validates";
   EXPECT_EQ(count_lines(r.err, "plugin instance"), 0u) << r.err;
 }
@@ -189,3 +193,85 @@ TEST_F(RunEngine, TheDefaultPipelineHasSixGuardsAndAStubbedKernelHitsCriticalSou
 }
 
 }  // namespace
+
+/// The plugins a run's `run_started` event says it created: "stage/name" -> plugin id.
+std::map<std::string, std::string> plugins_started(const std::string& events_out) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : r2r::test::parse_events(events_out)) {
+    if (e.value("event", "") != "run_started") continue;
+    for (const auto& p : e.value("plugins", json::array()))
+      out[p.value("stage", "") + "/" + p.value("name", "")] = p.value("plugin_id", "");
+  }
+  return out;
+}
+
+TEST_F(RunEngine, SwappingThePolicyIsOneEntryAndTheRunAsksThatPolicy) {
+  const fs::path base = local_pipeline();
+  r2r::testing::loopback_server server;
+  server.set_handler([](const r2r::testing::recorded_request&) {
+    return r2r::testing::scripted_response::json(
+        200, {{"id", "msg_swap"},
+              {"type", "message"},
+              {"role", "assistant"},
+              {"model", "claude-sonnet-4-5"},
+              {"content",
+               {{{"type", "tool_use"},
+                 {"id", "toolu_swap"},
+                 {"name", "give_up"},
+                 {"input", {{"reason", "policy swap test: nothing to do"}}}}}},
+              {"stop_reason", "tool_use"},
+              {"usage", {{"input_tokens", 50}, {"output_tokens", 5}}}});
+  });
+  // The one entry: `policy` on r2r.policy.llm (which needs its model backend, the `llm` instance).
+  const json swapped_doc = {
+      {"extends", "local.json"},
+      {"instances",
+       {{"llm",
+         {{"use", "r2r.llm.anthropic"},
+          {"config",
+           {{"base_url", server.base_url()},
+            {"model", "claude-sonnet-4-5"},
+            {"api_key_env", "R2R_TEST_KEY"},
+            {"retry", {{"max_retries", 0}}}}}}}}},
+      {"pipeline",
+       {{{"stage", "policy"}, {"name", "policy"}, {"use", "r2r.policy.llm"}, {"config", {{"llm_service", "llm"}}}}}}};
+  const fs::path swapped = tmp.write("pipelines/llm-policy.json", swapped_doc.dump(2));
+
+  const auto a = run(base, tmp.path() / "a");
+  ASSERT_EQ(a.exit_code, 4) << a.out << a.err;  // no AMD GPU here: the verifier says no_device
+  EXPECT_EQ(plugins_started(a.out)["policy/policy"], "r2r.policy.playbook") << a.out;
+  EXPECT_EQ(server.request_count(), 0u);
+
+  const auto b = run_process("R2R_TEST_KEY=sk-ant-test-0123456789 " +
+                             r2r::test::run_command(tmp.path(), "'" + repo.string() + "' --json --run-dir '" +
+                                                                    (tmp.path() / "b").string() + "' --pipeline '" +
+                                                                    swapped.string() + "'"));
+  EXPECT_EQ(plugins_started(b.out)["policy/policy"], "r2r.policy.llm") << b.out << b.err;
+  EXPECT_GE(server.request_count(), 1u) << "the execute stage asked the model\n" << b.out << b.err;
+  EXPECT_THAT(read_text(tmp.path() / "b/execute/trajectory.jsonl"), HasSubstr("policy swap test: nothing to do"));
+}
+
+// The intake's notes reach the run's plan as they reach `repo2rocm plan`'s: a plain directory is
+// planned from a snapshot pinned by its content hash, and a resumed run keeps the note.
+class RunEngineIntake : public RunEngine {};
+
+TEST_F(RunEngineIntake, APlainDirectoryRunCarriesTheIntakeNoteIntoItsPlan) {
+  const fs::path plain = tmp.path() / "plain";
+  fs::copy(r2r::test::env_path("R2R_SOURCE_DIR") / "examples/fused-rmsnorm", plain, fs::copy_options::recursive);
+  const fs::path dir = tmp.path() / "run-plain";
+  auto go = [&] {
+    return run_process(r2r::test::run_command(tmp.path(), "'" + plain.string() + "' --json --until plan --run-dir '" +
+                                                              dir.string() + "' --pipeline '" +
+                                                              local_pipeline().string() + "'"));
+  };
+  const auto first = go();
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const json plan = json::parse(read_text(dir / "plan.json"));
+  ASSERT_EQ(plan["notes"].size(), 1u) << plan["notes"].dump();
+  EXPECT_EQ(plan["notes"][0]["kind"], "unpinned_directory");
+  EXPECT_THAT(plan["repository"].value("content_hash", ""), ::testing::MatchesRegex("git-tree:[0-9a-f]{40}"));
+  // Resumed: intake and plan are skipped, the plan on disk is the same file.
+  const auto again = go();
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(json::parse(read_text(dir / "plan.json")), plan);
+}
