@@ -12,6 +12,9 @@ std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, co
     a.insert(a.end(), {"--ro-bind-try", path, path});
   }
   a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
+  // Install steps write image-level files under /opt (the plan's /opt/r2r/image-constraints.txt):
+  // the sandbox's own directory there keeps them for the next command, as a container would.
+  if (!in.host_opt.empty()) a.insert(a.end(), {"--bind", in.host_opt, "/opt"});
   a.insert(a.end(), {"--bind", in.host_workspace, in.sandbox_workspace});
   if (plan.gpu) {
     const auto& g = *plan.gpu;

@@ -2,8 +2,9 @@
 // The bubblewrap command line of one command. Pure function, unit-tested. What it guarantees:
 // every namespace unshared (network too unless the plan needs it), all capabilities dropped, a new
 // session, death with the parent; the listed system paths bound read-only; a private /tmp, /proc
-// and minimal /dev; the workspace the only writable host path; a GPU passed as /dev/kfd and one
-// render node; the environment cleared and set explicitly.
+// and minimal /dev; the workspace and the sandbox's own /opt the only writable host paths (both
+// persist from one command to the next, like a container's filesystem); a GPU passed as /dev/kfd and
+// one render node; the environment cleared and set explicitly.
 #pragma once
 
 #include <r2r/sdk/kinds/sandbox.hpp>
@@ -19,6 +20,7 @@ struct bwrap_inputs {
   std::vector<std::string> ro_binds;
   std::string host_workspace;
   std::string sandbox_workspace = "/workspace";
+  std::string host_opt;                    // the sandbox's private directory bound at /opt; empty: none
   std::string workdir;                     // empty: sandbox_workspace
   std::map<std::string, std::string> env;  // complete environment inside
 };

@@ -112,6 +112,10 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;
+  record.opt = state_dir() / (id + "-opt");
+  std::error_code ec;
+  fs::create_directories(record.opt, ec);
+  if (ec) throw sdk::failed("cannot create the sandbox's /opt directory " + record.opt.string() + ": " + ec.message());
   if (!request.image.empty()) R2R_LOG(host_, debug, "local sandbox ignores image " << request.image);
   sb::create_response out;
   out.sandbox_id = id;
@@ -136,6 +140,7 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
   in.bwrap = cfg_.bwrap;
   in.ro_binds = cfg_.ro_binds;
   in.host_workspace = record.workspace.string();
+  in.host_opt = record.opt.string();
   in.sandbox_workspace = cfg_.sandbox_workspace;
   in.workdir = request.workdir;
   in.env = {
@@ -281,6 +286,16 @@ void local_sandbox::remove_sandbox(sandbox_record& record, std::vector<std::stri
     removed.push_back("snapshot " + tar.string());
   }
   record.checkpoints.clear();
+  if (!record.opt.empty()) {
+    try {  // written by the sandboxed commands: links are removed, never followed
+      safe_fs::remove_tree(safe_fs::root::open(record.opt, "opt"), "");
+    } catch (const safe_fs::error& e) {
+      R2R_LOG(host_, warn, "cannot empty " << record.opt.string() << ": " << e.what());
+    }
+    fs::remove(record.opt, ec);
+    removed.push_back("directory " + record.opt.string());
+    record.opt.clear();
+  }
   if (record.own_workspace) {
     try {  // the agent's links are removed, never followed
       safe_fs::remove_tree(safe_fs::root::open(record.workspace, "workspace"), "");

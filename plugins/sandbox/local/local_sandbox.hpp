@@ -34,7 +34,13 @@ class local_sandbox {
                                       "/etc/ld.so.cache",
                                       "/etc/passwd",
                                       "/etc/group",
-                                      "/etc/nsswitch.conf"};
+                                      "/etc/nsswitch.conf",
+                                      // TLS roots and name resolution, for the commands that get the
+                                      // network (a package install): pip fails without a CA bundle.
+                                      "/etc/ssl",
+                                      "/etc/ca-certificates",
+                                      "/etc/resolv.conf",
+                                      "/etc/hosts"};
     std::string sandbox_workspace = "/workspace";
     std::string state_dir;  // empty: a private directory under the system temp directory
     double default_timeout_s = 600;
@@ -68,6 +74,7 @@ class local_sandbox {
     sdk::sandbox::create_request plan;
     std::filesystem::path workspace;
     bool own_workspace = false;
+    std::filesystem::path opt;  // bound at /opt in every command; removed with the sandbox
     std::map<std::string, std::filesystem::path> checkpoints;
   };
 

@@ -121,6 +121,38 @@ TEST_F(LocalSandbox, DeniesWritesOutsideTheWorkspace) {
   EXPECT_THAT(r.stdout_text, HasSubstr("tmp-ok"));  // a private /tmp is writable, and discarded
 }
 
+// The plan's first install step writes /opt/r2r/image-constraints.txt and every later pip step reads
+// it: /opt persists from one command to the next, as in a container, and belongs to this sandbox
+// alone (the host's /opt and other sandboxes never see it; destroy removes it).
+TEST_F(LocalSandbox, OptPersistsBetweenCommandsAndStaysPrivate) {
+  ASSERT_EQ(run("mkdir -p /opt/r2r && echo 'torch==2.7.1' > /opt/r2r/image-constraints.txt").exit_code, 0);
+  const auto read = run("cat /opt/r2r/image-constraints.txt");
+  EXPECT_EQ(read.exit_code, 0) << read.stderr_text;
+  EXPECT_EQ(read.stdout_text, "torch==2.7.1\n");
+  EXPECT_FALSE(fs::exists("/opt/r2r/image-constraints.txt"));
+
+  sb::create_request other_plan;
+  fs::create_directories(dir / "ws2");
+  other_plan.workspace = (dir / "ws2").string();
+  const std::string other = sandbox->create(other_plan).sandbox_id;
+  sb::exec_request r;
+  r.sandbox_id = other;
+  r.command = "test -e /opt/r2r/image-constraints.txt && echo visible || echo absent";
+  auto ctx = host.context();
+  EXPECT_EQ(sandbox->exec(r, ctx).stdout_text, "absent\n");
+
+  sb::destroy_request d;
+  d.sandbox_id = id;
+  const auto removed = sandbox->destroy(d).removed;
+  bool opt_removed = false;
+  for (const auto& what : removed) {
+    if (what.find("-opt") == std::string::npos) continue;
+    opt_removed = true;
+    EXPECT_FALSE(fs::exists(what.substr(what.find(' ') + 1))) << what;
+  }
+  EXPECT_TRUE(opt_removed) << "destroy lists the sandbox's /opt directory";
+}
+
 TEST_F(LocalSandbox, TimeoutKillsTheProcessGroup) {
   const auto started = std::chrono::steady_clock::now();
   const auto r = run("sleep 4711 & sleep 4712; echo not-reached", 1);
