@@ -110,7 +110,8 @@ const std::vector<command>& commands() {
        "run uses. --until STAGE stops after that stage (exit 0). Exit 0 verified (mode 0: the README ran on a\n"
        "ROCm device), 3 not verified (mode 0: a README step failed), 4 no ROCm device, 1 error (or a stage\n"
        "not available in this build), 2 usage. See docs/run.md.",
-       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir", "paper", "until"},
+       {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir", "paper",
+        "until"},
        &r2r::cli::run_run},
       {"execute",
        "repo2rocm execute --plan PLAN.json --pipeline FILE --run-dir DIR [--workspace SRC] [--max-turns N] "

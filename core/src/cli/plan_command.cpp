@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // `repo2rocm plan SOURCE`: intake -> fingerprint -> rank (through the plugin registry, as the
 // pipeline's `rank` stage) -> plan -> Dockerfile (plan_core.hpp does the work).
+#include "builtin_pipelines.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 #include "plan_core.hpp"
 #include "plan_output.hpp"
 #include "port_job.hpp"
-#include "builtin_pipelines.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>

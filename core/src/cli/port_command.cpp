@@ -2,11 +2,11 @@
 // `repo2rocm port SOURCE`: copies a local CUDA project to OUT/tree, runs the convert stages of the
 // port pipeline on the copy (port_chain.cpp) and writes OUT/patch.diff and OUT/convert.json.
 // The source is never written. OUT must be empty, absent, or the output of an earlier port.
+#include "builtin_pipelines.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 #include "port_job.hpp"
 #include "port_output.hpp"
-#include "builtin_pipelines.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>

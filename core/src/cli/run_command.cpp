@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `repo2rocm run SOURCE`: parses the options, hands them with the pipeline file to the run engine
 // (r2r/run/engine.hpp, docs/run.md) and exits with its code.
+#include "builtin_pipelines.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 #include "plan_core.hpp"
-#include "builtin_pipelines.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/run/engine.hpp>

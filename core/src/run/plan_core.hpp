@@ -37,7 +37,7 @@ struct plan_request {
   std::string arch;            // normalised (normalise_arch); may be empty
   std::string base_image;      // override; empty: the ranker's choice
   std::filesystem::path state_dir;
-  core::plugin_instance* ranker = nullptr;  // the pipeline's rank stage (borrowed); null: a config error
+  core::plugin_instance* ranker = nullptr;   // the pipeline's rank stage (borrowed); null: a config error
   std::filesystem::path paper;               // --paper; empty: none (the Mode 2 target comes from the README)
   std::vector<planning::intake_note> notes;  // intake_result::notes
   std::string content_hash;                  // intake_result::content_hash

@@ -24,23 +24,11 @@ class local_sandbox {
  public:
   struct config {
     std::string bwrap = "/usr/bin/bwrap";
-    std::vector<std::string> ro_binds{"/usr",
-                                      "/bin",
-                                      "/sbin",
-                                      "/lib",
-                                      "/lib64",
-                                      "/lib32",
-                                      "/etc/alternatives",
-                                      "/etc/ld.so.cache",
-                                      "/etc/passwd",
-                                      "/etc/group",
-                                      "/etc/nsswitch.conf",
+    std::vector<std::string> ro_binds{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc/alternatives",
+                                      "/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
                                       // TLS roots and name resolution, for the commands that get the
                                       // network (a package install): pip fails without a CA bundle.
-                                      "/etc/ssl",
-                                      "/etc/ca-certificates",
-                                      "/etc/resolv.conf",
-                                      "/etc/hosts"};
+                                      "/etc/ssl", "/etc/ca-certificates", "/etc/resolv.conf", "/etc/hosts"};
     std::string sandbox_workspace = "/workspace";
     std::string state_dir;  // empty: a private directory under the system temp directory
     double default_timeout_s = 600;
