@@ -6,6 +6,7 @@
 #include <r2r/convert/hipify.hpp>
 #include <r2r/convert/lexer.hpp>
 #include <r2r/convert/mapping.hpp>
+#include <r2r/convert/wmma_port.hpp>
 
 #include <algorithm>
 #include <map>
@@ -421,9 +422,12 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   // the helper block goes in, and diagnostics below it move down with it.
   idiom_port idioms = port_cuda_idioms(path, text);
   idiom_port groups = port_cooperative_groups(path, idioms.text);
-  idioms.text = std::move(groups.text);
-  for (auto& d : groups.diagnostics) idioms.diagnostics.push_back(std::move(d));
-  for (const auto& [k, v] : groups.stats) idioms.stats[k] += v;
+  idiom_port wmma = port_wmma(path, groups.text);
+  idioms.text = std::move(wmma.text);
+  for (idiom_port* pass : {&groups, &wmma}) {
+    for (auto& d : pass->diagnostics) idioms.diagnostics.push_back(std::move(d));
+    for (const auto& [k, v] : pass->stats) idioms.stats[k] += v;
+  }
   conversion c;
   if (idioms.same_in_hip.empty()) {
     c = source_converter(path, idioms.text, options).run();
