@@ -4,7 +4,9 @@
 //   hipify   token-aware conversion (r2r::convert::convert_source), diagnostics included
 //   diff     unified diff of every changed file against its original
 //   hazards  the hazard scan of the converted text
-// Prints MB/s and files/s per phase (MB = 10^6 bytes of input) and the process's peak RSS.
+// Prints MB/s and files/s per phase (MB = 10^6 bytes of input) from wall time, then the phase's
+// CPU time (this thread's) and MB per CPU second, which stays meaningful on a machine shared with
+// other jobs, and the process's peak RSS.
 // Usage: r2r-bench-convert DIR [--repeat N]
 #include "hazard_scanner.hpp"
 
@@ -12,6 +14,7 @@
 #include <r2r/convert/unified_diff.hpp>
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -33,10 +36,27 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void print(const char* phase, double seconds, std::size_t bytes, std::size_t files, int repeat) {
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+/// Wall time and CPU time of one phase.
+struct phase_time {
+  std::chrono::steady_clock::time_point wall_start = std::chrono::steady_clock::now();
+  double cpu_start = thread_cpu_seconds();
+  double wall = 0, cpu = 0;
+  void stop() {
+    wall = seconds_since(wall_start);
+    cpu = thread_cpu_seconds() - cpu_start;
+  }
+};
+
+void print(const char* phase, const phase_time& t, std::size_t bytes, std::size_t files, int repeat) {
   const double mb = static_cast<double>(bytes) * repeat / 1e6;
-  std::printf("%-8s %8.3f s  %8.1f MB/s  %9.0f files/s\n", phase, seconds, mb / seconds,
-              static_cast<double>(files) * repeat / seconds);
+  std::printf("%-8s %8.3f s  %8.1f MB/s  %9.0f files/s  cpu %8.3f s  %8.1f MB/cpu-s\n", phase, t.wall, mb / t.wall,
+              static_cast<double>(files) * repeat / t.wall, t.cpu, mb / t.cpu);
 }
 
 }  // namespace
@@ -72,7 +92,7 @@ int main(int argc, char** argv) {
   std::vector<r2r::convert::conversion> outputs(sources.size());
   std::size_t diagnostics = 0;
   std::size_t renamed = 0;
-  auto start = std::chrono::steady_clock::now();
+  phase_time hipify_t;
   for (int r = 0; r < repeat; ++r) {
     diagnostics = renamed = 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -81,10 +101,10 @@ int main(int argc, char** argv) {
       renamed += static_cast<std::size_t>(outputs[i].stats["renamed"]);
     }
   }
-  const double hipify_s = seconds_since(start);
+  hipify_t.stop();
 
   std::size_t diff_bytes = 0;
-  start = std::chrono::steady_clock::now();
+  phase_time diff_t;
   for (int r = 0; r < repeat; ++r) {
     diff_bytes = 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -92,22 +112,25 @@ int main(int argc, char** argv) {
         diff_bytes += r2r::convert::unified_diff(sources[i].path, sources[i].text, outputs[i].text).size();
     }
   }
-  const double diff_s = seconds_since(start);
+  diff_t.stop();
 
   std::size_t hazards = 0;
-  start = std::chrono::steady_clock::now();
+  phase_time hazards_t;
   for (int r = 0; r < repeat; ++r) {
     hazards = 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
       hazards += r2r::plugins::converter::scan_hazards(sources[i].path, outputs[i].text).hazards.size();
     }
   }
-  const double hazards_s = seconds_since(start);
+  hazards_t.stop();
+  phase_time total_t = hipify_t;
+  total_t.wall = hipify_t.wall + diff_t.wall + hazards_t.wall;
+  total_t.cpu = hipify_t.cpu + diff_t.cpu + hazards_t.cpu;
 
-  print("hipify", hipify_s, bytes, sources.size(), repeat);
-  print("diff", diff_s, bytes, sources.size(), repeat);
-  print("hazards", hazards_s, bytes, sources.size(), repeat);
-  print("total", hipify_s + diff_s + hazards_s, bytes, sources.size(), repeat);
+  print("hipify", hipify_t, bytes, sources.size(), repeat);
+  print("diff", diff_t, bytes, sources.size(), repeat);
+  print("hazards", hazards_t, bytes, sources.size(), repeat);
+  print("total", total_t, bytes, sources.size(), repeat);
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("renamed %zu names, %zu diagnostics, %zu hazards, %.1f MB of diffs; peak RSS %.1f MiB\n", renamed,

@@ -6,18 +6,27 @@
 #include <r2r/convert/lexer.hpp>
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace r2r::plugins::converter {
 
 hazard_scan scan_hazards(std::string_view path, std::string_view text) {
   hazard_scan out;
-  // The helper block the idiom port adds (cuda_idioms.hpp) is AMD code written for wave64: not scanned.
-  std::size_t block_begin = text.find("#ifndef R2R_CUDA_IDIOMS_H");
-  std::size_t block_end = block_begin == std::string_view::npos
-                              ? std::string_view::npos
-                              : text.find("#endif  // R2R_CUDA_IDIOMS_H", block_begin);
-  if (block_end == std::string_view::npos) block_begin = std::string_view::npos;
+  // The helper blocks the idiom ports add (cuda_idioms.hpp, cg_idioms.hpp) are AMD code written for
+  // wave64: not scanned.
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;
+  for (const std::string_view guard : {std::string_view("R2R_CUDA_IDIOMS_H"), std::string_view("R2R_CG_IDIOMS_H")}) {
+    const std::size_t begin = text.find("#ifndef " + std::string(guard));
+    const std::size_t end =
+        begin == std::string_view::npos ? begin : text.find("#endif  // " + std::string(guard), begin);
+    if (end != std::string_view::npos) blocks.emplace_back(begin, end);
+  }
+  const auto in_block = [&](std::size_t at) {
+    return std::any_of(blocks.begin(), blocks.end(), [&](const auto& b) { return at >= b.first && at <= b.second; });
+  };
   convert::lexer lexer(text);
   std::vector<scan_token> tokens;
   tokens.reserve(text.size() / 4);
@@ -38,7 +47,7 @@ hazard_scan scan_hazards(std::string_view path, std::string_view text) {
       return out;
     }
     if (t.kind == convert::token_kind::comment || t.in_skipped_block) continue;
-    if (block_begin != std::string_view::npos && t.begin >= block_begin && t.begin <= block_end) continue;
+    if (in_block(t.begin)) continue;
     tokens.push_back({t.kind, lexer.text_of(t), t.line, t.column, t.begin, t.in_directive});
   }
   scan_context ctx(path, text, std::move(tokens));

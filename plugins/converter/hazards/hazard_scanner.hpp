@@ -3,7 +3,8 @@
 // tensor-core and async-copy features, __CUDA_ARCH__ checks, shared memory above 64 KiB, texture
 // references, cooperative-group tiles, device-property fields). Works on CUDA or HIP spelling, so
 // it runs before or after hipify. Comments, literals (except asm templates) and `#if 0` blocks are
-// not scanned, nor is the helper block the idiom port adds (#ifndef R2R_CUDA_IDIOMS_H ... #endif).
+// not scanned, nor are the helper blocks the idiom ports add (#ifndef R2R_CUDA_IDIOMS_H or
+// R2R_CG_IDIOMS_H ... #endif).
 // THREADING: reentrant; shares only immutable rule texts.
 #pragma once
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // convert_source: one pass of the lexer; unchanged bytes are copied in spans, so comments,
 // literals and layout survive byte for byte.
+#include <r2r/convert/cg_idioms.hpp>
 #include <r2r/convert/cuda_idioms.hpp>
 #include <r2r/convert/hipify.hpp>
 #include <r2r/convert/lexer.hpp>
 #include <r2r/convert/mapping.hpp>
+#include <r2r/convert/wmma_port.hpp>
 
 #include <algorithm>
 #include <map>
@@ -419,6 +421,13 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   // The idiom ports first (they read CUDA names), then the renames; lines keep their numbers until
   // the helper block goes in, and diagnostics below it move down with it.
   idiom_port idioms = port_cuda_idioms(path, text);
+  idiom_port groups = port_cooperative_groups(path, idioms.text);
+  idiom_port wmma = port_wmma(path, groups.text);
+  idioms.text = std::move(wmma.text);
+  for (idiom_port* pass : {&groups, &wmma}) {
+    for (auto& d : pass->diagnostics) idioms.diagnostics.push_back(std::move(d));
+    for (const auto& [k, v] : pass->stats) idioms.stats[k] += v;
+  }
   conversion c;
   if (idioms.same_in_hip.empty()) {
     c = source_converter(path, idioms.text, options).run();
@@ -433,11 +442,14 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   }
   for (auto& d : idioms.diagnostics) c.diagnostics.push_back(std::move(d));
   for (const auto& [k, v] : idioms.stats) c.stats[k] = v;
-  if (idioms.needs_helpers) {
+  // The cooperative-groups block goes in first so that the idiom block ends up above it.
+  for (const auto& [needed, block] :
+       {std::pair{groups.needs_helpers, cg_helpers_block()}, std::pair{idioms.needs_helpers, helpers_block()}}) {
+    if (!needed) continue;
     std::int64_t at_line = 0, added = 0;
-    c.text = insert_helpers(c.text, at_line, added);
+    c.text = insert_block(c.text, block, at_line, added);
     for (auto& d : c.diagnostics) {
-      if (d.line >= at_line) d.line += added;
+      if (at_line > 0 && d.line >= at_line) d.line += added;
     }
     c.stats["bytes_out"] = static_cast<std::int64_t>(c.text.size());
   }

@@ -60,4 +60,8 @@ std::string_view helpers_block();
 /// 1-based line the block starts on; `lines_added`: its line count (both 0 when nothing was added).
 std::string insert_helpers(std::string_view text, std::int64_t& at_line, std::int64_t& lines_added);
 
+/// insert_helpers for any helper `block` whose first line is its `#ifndef GUARD` (checked for).
+std::string insert_block(std::string_view text, std::string_view block, std::int64_t& at_line,
+                         std::int64_t& lines_added);
+
 }  // namespace r2r::convert
