@@ -150,6 +150,7 @@ nlohmann::json docker_engine::inspect_container(const std::string& id) const {
 }
 
 void docker_engine::remove_container(const std::string& id) const {
+  if (id.empty()) return;  // already removed (a sandbox that could not be detached from its network)
   const auto r = http_.request("DELETE", "/containers/" + id + "?force=1&v=1");
   if (r.status != 204 && r.status != 200 && r.status != 404) http_failure("remove container " + id, r);
 }
@@ -160,6 +161,34 @@ std::vector<std::string> docker_engine::containers_with_label(const std::string&
   std::vector<std::string> ids;
   for (const auto& c : parse_json("list containers", r.body)) ids.push_back(c.at("Id").get<std::string>());
   return ids;
+}
+
+void docker_engine::connect_network(const std::string& network, const std::string& container) const {
+  const nlohmann::json body{{"Container", container}};
+  const auto r = http_.request("POST", "/networks/" + url_encode(network) + "/connect", body.dump());
+  if (r.status != 200) http_failure("connect " + container.substr(0, 12) + " to network " + network, r);
+}
+
+void docker_engine::disconnect_network(const std::string& network, const std::string& container) const {
+  const nlohmann::json body{{"Container", container}, {"Force", true}};
+  const auto r = http_.request("POST", "/networks/" + url_encode(network) + "/disconnect", body.dump());
+  if (r.status == 200) return;
+  // Not attached (dockerd: "is not connected to"; Podman: "not connected to network"): nothing to undo.
+  if (engine_message(r.body).find("not connected") != std::string::npos) return;
+  http_failure("disconnect " + container.substr(0, 12) + " from network " + network, r);
+}
+
+std::vector<std::string> docker_engine::container_networks(const std::string& container) const {
+  const auto info = inspect_container(container);
+  std::vector<std::string> names;
+  const auto settings = info.value("NetworkSettings", nlohmann::json::object());
+  const auto networks = settings.is_object() ? settings.value("Networks", nlohmann::json::object()) : nlohmann::json();
+  if (networks.is_object()) {
+    for (const auto& [name, endpoint] : networks.items()) {
+      if (name != "none") names.push_back(name);
+    }
+  }
+  return names;
 }
 
 exec_outcome docker_engine::exec(const std::string& container, const exec_spec& spec) const {

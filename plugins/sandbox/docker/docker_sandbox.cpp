@@ -84,7 +84,9 @@ void from_json(const nlohmann::json& j, docker_sandbox::config& c) {
   c.max_output_bytes = j.value("max_output_bytes", d.max_output_bytes);
   c.api_timeout_s = j.value("api_timeout_s", d.api_timeout_s);
   c.seccomp = j.value("seccomp", d.seccomp);
+  c.network = sandbox_common::configured_policy(j);
   c.network_mode = j.value("network_mode", d.network_mode);
+  c.package_index = j.value("package_index", d.package_index);
   c.keepalive_cmd = j.value("keepalive_cmd", d.keepalive_cmd);
 }
 
@@ -173,7 +175,10 @@ sb::info_response docker_sandbox::info(const sb::info_request&) {
   out.version = v.value("Version", std::string());
   out.api_version = v.value("ApiVersion", std::string());
   out.endpoint = engine_.socket();
-  out.features = {"checkpoint", "rollback", "copy", "gpu-passthrough", "network-none", "limits", "image-build"};
+  out.features = {"checkpoint",     "rollback", "copy",        "gpu-passthrough",
+                  "network-policy", "limits",   "image-build", "network-none"};
+  out.network = cfg_.network;
+  out.network_target = "engine network " + cfg_.network_mode;
   return out;
 }
 
@@ -190,6 +195,7 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
   in.keepalive_cmd = cfg_.keepalive_cmd;
   in.labels = labels("sandbox", sandbox_id);
   in.gpu_groups = gpu_group_ids();
+  in.network_policy = record.network;
   in.network_mode_when_needed = cfg_.network_mode;
   in.default_seccomp = cfg_.seccomp;
   in.open_files = hard_limit_capped(RLIMIT_NOFILE, 65536);
@@ -197,6 +203,15 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
   const auto body = container_spec(record.plan, in);
   const std::string id = engine_.create_container(body, record.name);
   try {
+    // "install": created on the network (a "none" container can never be attached later) and
+    // detached before its first process runs; checked, not assumed.
+    if (record.network == "install") {
+      engine_.disconnect_network(cfg_.network_mode, id);
+      if (const auto left = engine_.container_networks(id); !left.empty()) {
+        throw sdk::failed("the sandbox container is still attached to network " + left.front() +
+                          " after detaching it; refusing to start it under the \"install\" policy");
+      }
+    }
     engine_.start_container(id);
   } catch (...) {
     try {
@@ -220,6 +235,7 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
+  record.network = sandbox_common::effective_policy(request.network, cfg_.network);
   record.image = image;
   record.name = "r2r-" + owner_ + "-" + id;
   // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
@@ -240,6 +256,9 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   out.workspace = record.workspace.string();
   out.sandbox_workspace = cfg_.sandbox_workspace;
   out.env = sandbox_env(request);
+  out.network = record.network;
+  if (record.network == "always")
+    R2R_LOG(host_, info, "sandbox " << id << ": network always on (" << cfg_.network_mode << ")");
   sandboxes_.emplace(id, std::move(record));
   return out;
 }
@@ -260,15 +279,23 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
   require_engine();
   if (request.command.empty()) throw sdk::invalid_argument("exec: \"command\" is empty");
   auto& record = find(request.sandbox_id);
+  if (record.container_id.empty()) {
+    throw sdk::failed("sandbox " + request.sandbox_id + " has no container (it was removed when it could not be " +
+                      "detached from the network); roll back to a checkpoint or create a new sandbox");
+  }
   exec_spec spec;
   spec.cmd = exec_wrapper(request.command);
-  for (const auto& [k, v] : request.env) spec.env.push_back(k + "=" + v);
+  std::map<std::string, std::string> env;
+  if (request.install) env = sandbox_common::install_env(cfg_.package_index);
+  for (const auto& [k, v] : request.env) env[k] = v;
+  for (const auto& [k, v] : env) spec.env.push_back(k + "=" + v);
   spec.workdir = request.workdir.empty() ? cfg_.sandbox_workspace : request.workdir;
   spec.timeout = seconds(request.timeout_s > 0 ? request.timeout_s : cfg_.default_timeout_s);
   spec.max_output_bytes =
       static_cast<std::size_t>(request.max_output_bytes > 0 ? request.max_output_bytes : cfg_.max_output_bytes);
   spec.cancelled = [&ctx] { return ctx.cancelled(); };
-  auto outcome = engine_.exec(record.container_id, spec);
+  const bool attach = record.network == "install" && request.install;
+  auto outcome = attach ? exec_with_network(record, request.sandbox_id, spec) : engine_.exec(record.container_id, spec);
   if (outcome.cancelled) throw sdk::cancelled("exec cancelled by the host; the command was killed");
 
   sb::exec_response out;
@@ -289,10 +316,49 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
   out.stderr_bytes = static_cast<std::int64_t>(outcome.err.total_bytes());
   out.truncated = outcome.out.truncated() || outcome.err.truncated();
   out.duration_ms = outcome.duration.count();
+  out.network = sandbox_common::exec_gets_network(record.network, request.install);
   R2R_LOG(host_, debug,
           "sandbox " << request.sandbox_id << ": exit " << out.exit_code << (out.timed_out ? " (timed out)" : "")
                      << (out.oom_killed ? " (OOM)" : "") << " in " << out.duration_ms << " ms");
   return out;
+}
+
+exec_outcome docker_sandbox::exec_with_network(sandbox_record& record, const std::string& sandbox_id,
+                                               const exec_spec& spec) {
+  // A background job of an earlier exec would share the window: kill everything but init (twice,
+  // for a process that forks while the first signal goes round).
+  engine_.exec_simple(record.container_id, {"/bin/sh", "-c", "kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; true"});
+  auto detach = [&]() -> std::string {
+    try {
+      engine_.disconnect_network(cfg_.network_mode, record.container_id);
+      if (engine_.container_networks(record.container_id).empty()) return {};
+      return "the container is still attached after the detach";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  auto fail_closed = [&](const std::string& why) {
+    std::string removal;
+    try {
+      engine_.remove_container(record.container_id);
+      record.container_id.clear();
+    } catch (const std::exception& e) {
+      removal = std::string("; removing it failed too: ") + e.what();
+    }
+    throw sdk::failed("sandbox " + sandbox_id + ": could not detach it from network " + cfg_.network_mode +
+                      " after an install (" + why + "); the container was removed so it cannot keep the network" +
+                      removal + ". Roll back to a checkpoint or create a new sandbox.");
+  };
+  exec_outcome outcome;
+  try {
+    engine_.connect_network(cfg_.network_mode, record.container_id);
+    outcome = engine_.exec(record.container_id, spec);
+  } catch (...) {
+    if (auto why = detach(); !why.empty()) fail_closed(why);
+    throw;
+  }
+  if (auto why = detach(); !why.empty()) fail_closed(why);
+  return outcome;
 }
 
 sb::checkpoint_response docker_sandbox::checkpoint(const sb::checkpoint_request& request) {

@@ -11,6 +11,7 @@
 
 #include "docker_engine.hpp"
 #include "dockerfile.hpp"
+#include "network_policy.hpp"
 
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/sandbox.hpp>
@@ -38,7 +39,9 @@ class docker_sandbox {
     std::int64_t max_output_bytes = 1 << 20;
     double api_timeout_s = 120;
     std::string seccomp = "default";
-    std::string network_mode = "bridge";  // used only for plans that need the network
+    std::string network = "install";              // default policy: "none" | "install" | "always"
+    std::string network_mode = "bridge";          // the engine network a networked exec is attached to
+    sandbox_common::package_index package_index;  // passed into install execs only
     std::vector<std::string> keepalive_cmd{"/bin/sh", "-c", "while :; do sleep 3600; done"};
   };
 
@@ -76,6 +79,7 @@ class docker_sandbox {
     std::string container_id;
     std::string name;
     sdk::sandbox::create_request plan;
+    std::string network;  // the policy in force
     std::string image;
     std::filesystem::path workspace;
     bool own_workspace = false;
@@ -92,6 +96,11 @@ class docker_sandbox {
   /// Creates and starts a container for `record` from `image`; returns its id.
   std::string start_container(const std::string& sandbox_id, const sandbox_record& record, const std::string& image);
   long long oom_kill_count(const std::string& container) const;
+  /// Runs `spec` attached to the configured network and detaches afterwards, whatever happens
+  /// (exit, timeout, cancellation, an engine error). Processes left running by earlier execs are
+  /// killed first, so nothing but this exec shares the window. A detach that fails removes the
+  /// container: a sandbox never stays attached.
+  exec_outcome exec_with_network(sandbox_record& record, const std::string& sandbox_id, const exec_spec& spec);
   void remove_sandbox(const std::string& id, sandbox_record& record, std::vector<std::string>& removed);
 
   config cfg_;
