@@ -2,6 +2,7 @@
 #include "docker_engine.hpp"
 
 #include "frame_demuxer.hpp"
+#include "registry_auth.hpp"
 
 #include <r2r/sdk/error.hpp>
 
@@ -67,6 +68,33 @@ std::optional<nlohmann::json> docker_engine::inspect_image(const std::string& na
   if (r.status == 404) return std::nullopt;
   if (r.status != 200) http_failure("inspect image " + name, r);
   return parse_json("inspect image", r.body);
+}
+
+void docker_engine::pull_image(const std::string& ref, const std::string& auth,
+                               const std::function<void(const nlohmann::json&)>& on_message,
+                               const std::function<bool()>& should_stop) const {
+  const auto [name, tag] = split_image_ref(ref);
+  unix_http::stream_options o;
+  if (!auth.empty()) o.headers.push_back("X-Registry-Auth: " + auth);
+  std::string pending;
+  std::string error;
+  o.sink = [&](std::string_view chunk) {  // newline-delimited JSON progress messages
+    pending.append(chunk);
+    std::size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      const std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) continue;
+      if (j.contains("error")) error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
+      if (on_message) on_message(j);
+    }
+  };
+  o.should_stop = should_stop;
+  const auto r = http_.stream("POST", "/images/create?fromImage=" + url_encode(name) + "&tag=" + url_encode(tag), o);
+  if (r.stopped) throw sdk::cancelled("pull of " + ref + " cancelled by the host");
+  if (r.status != 200) http_failure("pull " + ref, {r.status, r.error_body});
+  if (!error.empty()) throw sdk::failed("pull " + ref + " failed: " + error);
 }
 
 std::string docker_engine::build_image(const std::filesystem::path& context_tar, const std::string& tag,

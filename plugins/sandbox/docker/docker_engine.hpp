@@ -48,6 +48,12 @@ class docker_engine {
   nlohmann::json version() const;
 
   std::optional<nlohmann::json> inspect_image(const std::string& name) const;
+  /// POST /images/create?fromImage=…&tag=…: pulls `ref` from its registry. `auth` is the
+  /// X-Registry-Auth value ("" for anonymous). Every progress message goes to `on_message`;
+  /// `should_stop` (polled) aborts the transfer. Throws sdk::failed with the engine's error.
+  void pull_image(const std::string& ref, const std::string& auth,
+                  const std::function<void(const nlohmann::json&)>& on_message,
+                  const std::function<bool()>& should_stop) const;
   /// POST /build with a tar context (Dockerfile at its root). Returns the image id. The build runs
   /// with no network; intermediate containers are always removed.
   std::string build_image(const std::filesystem::path& context_tar, const std::string& tag,

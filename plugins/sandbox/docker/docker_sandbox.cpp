@@ -3,6 +3,8 @@
 
 #include "container_spec.hpp"
 #include "output_encoding.hpp"
+#include "pull_progress.hpp"
+#include "registry_auth.hpp"
 #include "sandbox_setup.hpp"
 #include "tar_archive.hpp"
 #include "workspace_snapshot.hpp"
@@ -13,6 +15,7 @@
 #include <grp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -55,6 +58,18 @@ std::int64_t hard_limit_capped(int resource, rlim_t cap) {
   return static_cast<std::int64_t>(std::min<rlim_t>(r.rlim_max, cap));
 }
 
+// "repo@sha256:…" of an inspected image: the RepoDigests entry of `ref`'s repository, else the
+// first one; "" for an image with none (built or imported locally).
+std::string pinned_digest(const nlohmann::json& image, const std::string& ref) {
+  const auto digests = image.value("RepoDigests", nlohmann::json::array());
+  if (!digests.is_array() || digests.empty()) return {};
+  const std::string repo = split_image_ref(ref).name;
+  for (const auto& d : digests) {
+    if (d.is_string() && d.get<std::string>().rfind(repo + "@", 0) == 0) return d.get<std::string>();
+  }
+  return digests.front().is_string() ? digests.front().get<std::string>() : std::string();
+}
+
 long long parse_counter(const std::string& text, const std::string& key) {
   std::istringstream in(text);
   std::string k;
@@ -88,6 +103,8 @@ void from_json(const nlohmann::json& j, docker_sandbox::config& c) {
   c.network_mode = j.value("network_mode", d.network_mode);
   c.package_index = j.value("package_index", d.package_index);
   c.keepalive_cmd = j.value("keepalive_cmd", d.keepalive_cmd);
+  c.no_pull = j.value("no_pull", d.no_pull);
+  c.pull_progress = j.value("pull_progress", d.pull_progress);
 }
 
 docker_sandbox::docker_sandbox(const config& cfg, const sdk::host& host)
@@ -122,6 +139,7 @@ sdk::method_table<docker_sandbox> docker_sandbox::methods() {
   auto table = sb::methods<docker_sandbox>();
   table.push_back(sdk::method("image_inspect", &docker_sandbox::image_inspect));
   table.push_back(sdk::method("image_build", &docker_sandbox::image_build));
+  table.push_back(sdk::method("image_pull", &docker_sandbox::image_pull));
   return table;
 }
 
@@ -175,8 +193,8 @@ sb::info_response docker_sandbox::info(const sb::info_request&) {
   out.version = v.value("Version", std::string());
   out.api_version = v.value("ApiVersion", std::string());
   out.endpoint = engine_.socket();
-  out.features = {"checkpoint",     "rollback", "copy",        "gpu-passthrough",
-                  "network-policy", "limits",   "image-build", "network-none"};
+  out.features = {"checkpoint", "rollback",    "copy",         "gpu-passthrough", "network-policy",
+                  "limits",     "image-build", "network-none", "image-pull"};
   out.network = cfg_.network;
   out.network_target = "engine network " + cfg_.network_mode;
   return out;
@@ -228,10 +246,8 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   const std::string image = request.image.empty() ? cfg_.default_image : request.image;
   if (image.empty()) throw sdk::invalid_argument("create: no \"image\" in the request and no default_image in config");
   engine_.ping();
-  if (!engine_.inspect_image(image)) {
-    throw sdk::failed("image '" + image + "' is not on the engine at " + cfg_.socket +
-                      "; build it (image_build) or import it first: images are never pulled");
-  }
+  bool pulled = false;
+  const auto inspected = ensure_image(image, {}, pulled);
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
@@ -257,6 +273,7 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   out.sandbox_workspace = cfg_.sandbox_workspace;
   out.env = sandbox_env(request);
   out.network = record.network;
+  out.image_digest = pinned_digest(inspected, image);
   if (record.network == "always")
     R2R_LOG(host_, info, "sandbox " << id << ": network always on (" << cfg_.network_mode << ")");
   sandboxes_.emplace(id, std::move(record));
@@ -516,11 +533,77 @@ nlohmann::json docker_sandbox::image_inspect(const nlohmann::json& request) {
   return {{"exists", true},
           {"image", name},
           {"id", image->value("Id", std::string())},
+          {"digest", pinned_digest(*image, name)},
           {"size", image->value("Size", 0LL)},
           {"architecture", image->value("Architecture", std::string())},
           {"labels", config.is_object() && config.contains("Labels") && config["Labels"].is_object()
                          ? config["Labels"]
                          : nlohmann::json::object()}};
+}
+
+nlohmann::json docker_sandbox::ensure_image(const std::string& image, const std::function<bool()>& should_stop,
+                                            bool& pulled) {
+  pulled = false;
+  if (auto found = engine_.inspect_image(image)) return *found;
+  if (cfg_.no_pull) {
+    throw sdk::failed("image '" + image + "' is not on the engine at " + cfg_.socket +
+                      "; build it (image_build) or import it first: images are never pulled");
+  }
+  const std::string registry = registry_of(image);
+  const auto client_config = load_docker_config();
+  const std::string auth = registry_auth_header(client_config, registry);
+  if (auth.empty() && has_credential_helper(client_config, registry)) {
+    R2R_LOG(host_, warn,
+            "pull " << image << ": the client config names a credential helper for " << registry
+                    << ", which is not run; pulling anonymously (add an \"auths\" entry, or pull it first)");
+  }
+  const bool terminal =
+      cfg_.pull_progress == "terminal" || (cfg_.pull_progress == "auto" && ::isatty(STDERR_FILENO) == 1);
+  R2R_LOG(host_, info, "pulling " << image << " from " << registry << (auth.empty() ? "" : " (with credentials)"));
+  pull_progress progress;
+  std::size_t drawn = 0;
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto draw = [&](bool force) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_draw < std::chrono::milliseconds(200)) return;
+    last_draw = now;
+    std::string frame = drawn > 0 ? "\x1b[" + std::to_string(drawn) + "F" : std::string();
+    const auto lines = progress.layer_lines();
+    for (const auto& line : lines) frame += "\x1b[2K" + line + "\n";
+    drawn = lines.size();
+    (void)!::write(STDERR_FILENO, frame.data(), frame.size());
+  };
+  engine_.pull_image(
+      image, auth,
+      [&](const nlohmann::json& message) {
+        const auto events = progress.feed(message);
+        if (terminal) {
+          draw(!events.empty());
+        } else {
+          for (const auto& e : events) R2R_LOG(host_, info, "pull " << image << ": " << e);
+        }
+      },
+      should_stop);
+  if (terminal) draw(true);
+  auto found = engine_.inspect_image(image);
+  if (!found) throw sdk::failed("pull " + image + " reported success but the engine has no such image");
+  pulled = true;
+  R2R_LOG(host_, info, "pulled " << image << " as " << pinned_digest(*found, image));
+  return *found;
+}
+
+nlohmann::json docker_sandbox::image_pull(const nlohmann::json& request, sdk::call_context& ctx) {
+  require_engine();
+  const std::string name = request.value("image", std::string());
+  if (name.empty()) throw sdk::invalid_argument("image_pull: \"image\" is required (a reference such as repo:tag)");
+  engine_.ping();
+  bool pulled = false;
+  const auto image = ensure_image(
+      name, [&ctx] { return ctx.cancelled(); }, pulled);
+  return {{"image", name},
+          {"id", image.value("Id", std::string())},
+          {"digest", pinned_digest(image, name)},
+          {"pulled", pulled}};
 }
 
 nlohmann::json docker_sandbox::image_build(const build_request& request) {

@@ -96,9 +96,11 @@ struct create_response {
   std::string sandbox_workspace;           // the same directory as seen inside
   std::map<std::string, std::string> env;  // variables set inside (GPU pinning included)
   std::string network;                     // the policy in force: "none", "install" or "always"
+  std::string image_digest;                // "repo@sha256:…" of the image the sandbox runs, when it came from a
+                                           // registry (pin it: a rebuild gets the same bytes); empty otherwise
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(create_response, sandbox_id, engine, workspace, sandbox_workspace, env,
-                                                network)
+                                                network, image_digest)
 
 struct exec_request {
   std::string sandbox_id;
