@@ -84,12 +84,12 @@ int run_sandbox_doctor(const cli_context& ctx) {
   }
   std::vector<std::string> can, cannot;
   if (container_engine) {
-    can.push_back("run commands in containers with limits, no network, checkpoints and rollback");
+    can.push_back("run commands in containers with limits, the network policy, checkpoints and rollback");
   } else {
     cannot.push_back("run container sandboxes: no Docker Engine API answered");
   }
   if (probes.back().answered)
-    can.push_back("run commands in the local bubblewrap sandbox (no network, read-only system)");
+    can.push_back("run commands in the local bubblewrap sandbox (network policy, read-only system)");
   if (!gpus.gpus.empty() && gpus.kfd_present) {
     can.push_back("run GPU workloads pinned to one of " + std::to_string(gpus.gpus.size()) +
                   " AMD GPU(s) and collect runtime evidence (Mode 1/2 verification)");
@@ -111,6 +111,8 @@ int run_sandbox_doctor(const cli_context& ctx) {
         e["engine"] = p.info.value("engine", "");
         e["version"] = p.info.value("version", "");
         e["api_version"] = p.info.value("api_version", "");
+        e["network"] = p.info.value("network", "");
+        e["network_target"] = p.info.value("network_target", "");
       } else {
         e["problem"] = p.problem;
       }
@@ -133,6 +135,11 @@ int run_sandbox_doctor(const cli_context& ctx) {
         out << p.info.value("engine", "") << " " << p.info.value("version", "");
         if (!p.info.value("api_version", "").empty()) out << ", API " << p.info.value("api_version", "");
         out << "\n";
+        // docs/sandboxes.md, "Network": none | install (package installs only) | always.
+        if (!p.info.value("network", "").empty()) {
+          out << "    network: " << p.info.value("network", "") << "; networked execs use "
+              << p.info.value("network_target", "") << "\n";
+        }
       } else {
         out << "not available: " << p.problem << "\n";
       }
