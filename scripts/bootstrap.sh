@@ -37,6 +37,11 @@ packages=(
   libssl-dev chromium
   # batch (r2r.scheduler.slurm): the Slurm tests start slurmctld + slurmd with munge themselves
   slurm-wlm munge
+  # sandbox network policy tests: bubblewrap installs from the test's package index with the host's
+  # pip (the docker/podman tests use scripts/test-images/debian-pip.sh, which needs debootstrap)
+  python3-pip
+  # image pulls (r2r.sandbox.docker): the pull test pushes to and pulls from a registry it starts
+  docker-registry
 )
 
 missing=()

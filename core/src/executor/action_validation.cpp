@@ -43,6 +43,15 @@ std::pair<std::string, std::vector<std::string>> parse_install(const std::string
 
 }  // namespace
 
+bool is_package_install(const std::string& command) {
+  // `LD_PRELOAD=… pip install x` or `pip install x > f` would run or write more than the install
+  // while the network is on: only the bare command counts.
+  const auto commands = shell::analyze(command);
+  if (commands.size() != 1 || !commands[0].env.empty() || !commands[0].redirects.empty()) return false;
+  if (commands[0].process_substitutions != 0) return false;
+  return !parse_install(command).first.empty();
+}
+
 std::string shell_quote(const std::string& word) {
   std::string out = "'";
   for (char c : word) {

@@ -288,10 +288,12 @@ class turn_loop {
       (code == 0 ? o.stdout_text : o.stderr_text) = std::move(text);
       return o;
     };
-    if (type == "run" || type == "run_workload" || type == "build_kernel") {
-      return driver_.exec(a.at("command").get<std::string>());
+    if (type == "run" || type == "build_kernel") {
+      const auto command = a.at("command").get<std::string>();
+      return driver_.exec(command, is_package_install(command));
     }
-    if (type == "install") return driver_.exec(install_command(a));
+    if (type == "run_workload") return driver_.exec(a.at("command").get<std::string>());
+    if (type == "install") return driver_.exec(install_command(a), true);
     if (type == "read_file") return driver_.exec("cat -- " + shell_quote(a.at("path").get<std::string>()));
     if (type == "write_file" || type == "apply_patch") {
       const bool write = type == "write_file";

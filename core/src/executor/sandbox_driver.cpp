@@ -54,11 +54,12 @@ void sandbox_driver::destroy() noexcept {
   id_.clear();
 }
 
-raw_observation sandbox_driver::exec(const std::string& command) {
+raw_observation sandbox_driver::exec(const std::string& command, bool install) {
   raw_observation o;
   const auto start = std::chrono::steady_clock::now();
   nlohmann::json request{{"sandbox_id", id_}, {"command", command}};
   if (timeout_s_ > 0) request["timeout_s"] = timeout_s_;
+  if (install) request["install"] = true;
   auto r = id_.empty() ? core::result<nlohmann::json>(core::fail(core::phase::run, "no live sandbox"))
                        : sandbox_.call("exec", request);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -40,7 +40,9 @@ class sandbox_driver {
 
   core::result<void> create(const std::string& image);
   void destroy() noexcept;
-  raw_observation exec(const std::string& command);
+  /// `install`: the command is a package install (is_package_install, or an install action); the
+  /// sandbox gives it the network under the "install" policy, and nothing else.
+  raw_observation exec(const std::string& command, bool install = false);
   /// Copies the host file `host_file` into the workspace directory `dir` (relative).
   core::result<void> copy_in(const std::filesystem::path& host_file, const std::string& dir);
   /// Sandbox checkpoint; returns the image it committed ("" for engines without images).

@@ -70,12 +70,12 @@ nlohmann::json sandbox_doctor(const core::plugin_registry& registry) {
   }
   std::vector<std::string> can, cannot;
   if (container_engine) {
-    can.push_back("run commands in containers with limits, no network, checkpoints and rollback");
+    can.push_back("run commands in containers with limits, the network policy, checkpoints and rollback");
   } else {
     cannot.push_back("run container sandboxes: no Docker Engine API answered");
   }
   if (probes.back().answered)
-    can.push_back("run commands in the local bubblewrap sandbox (no network, read-only system)");
+    can.push_back("run commands in the local bubblewrap sandbox (network policy, read-only system)");
   if (!gpus.gpus.empty() && gpus.kfd_present) {
     can.push_back("run GPU workloads pinned to one of " + std::to_string(gpus.gpus.size()) +
                   " AMD GPU(s) and collect runtime evidence (Mode 1/2 verification)");
@@ -97,6 +97,8 @@ nlohmann::json sandbox_doctor(const core::plugin_registry& registry) {
       e["engine"] = p.info.value("engine", "");
       e["version"] = p.info.value("version", "");
       e["api_version"] = p.info.value("api_version", "");
+      e["network"] = p.info.value("network", "");
+      e["network_target"] = p.info.value("network_target", "");
     } else {
       e["problem"] = p.problem;
     }

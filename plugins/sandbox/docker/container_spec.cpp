@@ -42,10 +42,17 @@ nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const sp
   nlohmann::json env = nlohmann::json::array();
   for (const auto& [k, v] : sandbox_env(plan)) env.push_back(k + "=" + v);
 
+  if (in.network_policy != "none" && in.network_policy != "install" && in.network_policy != "always") {
+    throw sdk::invalid_argument("network must be \"none\", \"install\" or \"always\"; found \"" + in.network_policy +
+                                "\"");
+  }
+  // A container created with NetworkMode "none" can never be attached to a network later, so an
+  // "install" sandbox is created on the network and detached before it starts (docker_sandbox).
+  const bool networked = in.network_policy != "none";
   const auto memory = in.limits.memory_bytes;
   nlohmann::json host{
       {"Binds", {in.host_workspace + ":" + in.sandbox_workspace + ":rw"}},
-      {"NetworkMode", plan.network ? in.network_mode_when_needed : "none"},
+      {"NetworkMode", networked ? in.network_mode_when_needed : "none"},
       {"Memory", memory},
       {"MemorySwap", memory},  // equal to Memory: no swap beyond the limit, so OOM is an OOM
       {"NanoCpus", static_cast<std::int64_t>(std::llround(in.limits.cpus * 1e9))},
@@ -68,7 +75,7 @@ nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const sp
                         {"Env", env},
                         {"WorkingDir", in.sandbox_workspace},
                         {"Labels", in.labels},
-                        {"NetworkDisabled", !plan.network},
+                        {"NetworkDisabled", !networked},
                         {"AttachStdout", false},
                         {"AttachStderr", false},
                         {"Tty", false},

@@ -2,6 +2,7 @@
 #include "docker_engine.hpp"
 
 #include "frame_demuxer.hpp"
+#include "registry_auth.hpp"
 
 #include <r2r/sdk/error.hpp>
 
@@ -67,6 +68,33 @@ std::optional<nlohmann::json> docker_engine::inspect_image(const std::string& na
   if (r.status == 404) return std::nullopt;
   if (r.status != 200) http_failure("inspect image " + name, r);
   return parse_json("inspect image", r.body);
+}
+
+void docker_engine::pull_image(const std::string& ref, const std::string& auth,
+                               const std::function<void(const nlohmann::json&)>& on_message,
+                               const std::function<bool()>& should_stop) const {
+  const auto [name, tag] = split_image_ref(ref);
+  unix_http::stream_options o;
+  if (!auth.empty()) o.headers.push_back("X-Registry-Auth: " + auth);
+  std::string pending;
+  std::string error;
+  o.sink = [&](std::string_view chunk) {  // newline-delimited JSON progress messages
+    pending.append(chunk);
+    std::size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      const std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) continue;
+      if (j.contains("error")) error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
+      if (on_message) on_message(j);
+    }
+  };
+  o.should_stop = should_stop;
+  const auto r = http_.stream("POST", "/images/create?fromImage=" + url_encode(name) + "&tag=" + url_encode(tag), o);
+  if (r.stopped) throw sdk::cancelled("pull of " + ref + " cancelled by the host");
+  if (r.status != 200) http_failure("pull " + ref, {r.status, r.error_body});
+  if (!error.empty()) throw sdk::failed("pull " + ref + " failed: " + error);
 }
 
 std::string docker_engine::build_image(const std::filesystem::path& context_tar, const std::string& tag,
@@ -150,6 +178,7 @@ nlohmann::json docker_engine::inspect_container(const std::string& id) const {
 }
 
 void docker_engine::remove_container(const std::string& id) const {
+  if (id.empty()) return;  // already removed (a sandbox that could not be detached from its network)
   const auto r = http_.request("DELETE", "/containers/" + id + "?force=1&v=1");
   if (r.status != 204 && r.status != 200 && r.status != 404) http_failure("remove container " + id, r);
 }
@@ -160,6 +189,34 @@ std::vector<std::string> docker_engine::containers_with_label(const std::string&
   std::vector<std::string> ids;
   for (const auto& c : parse_json("list containers", r.body)) ids.push_back(c.at("Id").get<std::string>());
   return ids;
+}
+
+void docker_engine::connect_network(const std::string& network, const std::string& container) const {
+  const nlohmann::json body{{"Container", container}};
+  const auto r = http_.request("POST", "/networks/" + url_encode(network) + "/connect", body.dump());
+  if (r.status != 200) http_failure("connect " + container.substr(0, 12) + " to network " + network, r);
+}
+
+void docker_engine::disconnect_network(const std::string& network, const std::string& container) const {
+  const nlohmann::json body{{"Container", container}, {"Force", true}};
+  const auto r = http_.request("POST", "/networks/" + url_encode(network) + "/disconnect", body.dump());
+  if (r.status == 200) return;
+  // Not attached (dockerd: "is not connected to"; Podman: "not connected to network"): nothing to undo.
+  if (engine_message(r.body).find("not connected") != std::string::npos) return;
+  http_failure("disconnect " + container.substr(0, 12) + " from network " + network, r);
+}
+
+std::vector<std::string> docker_engine::container_networks(const std::string& container) const {
+  const auto info = inspect_container(container);
+  std::vector<std::string> names;
+  const auto settings = info.value("NetworkSettings", nlohmann::json::object());
+  const auto networks = settings.is_object() ? settings.value("Networks", nlohmann::json::object()) : nlohmann::json();
+  if (networks.is_object()) {
+    for (const auto& [name, endpoint] : networks.items()) {
+      if (name != "none") names.push_back(name);
+    }
+  }
+  return names;
 }
 
 exec_outcome docker_engine::exec(const std::string& container, const exec_spec& spec) const {

@@ -48,6 +48,12 @@ class docker_engine {
   nlohmann::json version() const;
 
   std::optional<nlohmann::json> inspect_image(const std::string& name) const;
+  /// POST /images/create?fromImage=…&tag=…: pulls `ref` from its registry. `auth` is the
+  /// X-Registry-Auth value ("" for anonymous). Every progress message goes to `on_message`;
+  /// `should_stop` (polled) aborts the transfer. Throws sdk::failed with the engine's error.
+  void pull_image(const std::string& ref, const std::string& auth,
+                  const std::function<void(const nlohmann::json&)>& on_message,
+                  const std::function<bool()>& should_stop) const;
   /// POST /build with a tar context (Dockerfile at its root). Returns the image id. The build runs
   /// with no network; intermediate containers are always removed.
   std::string build_image(const std::filesystem::path& context_tar, const std::string& tag,
@@ -63,9 +69,16 @@ class docker_engine {
   std::string create_container(const nlohmann::json& body, const std::string& name) const;
   void start_container(const std::string& id) const;
   nlohmann::json inspect_container(const std::string& id) const;
-  /// DELETE /containers/{id}?force=1&v=1; a container already gone is not an error.
+  /// DELETE /containers/{id}?force=1&v=1; a container already gone (or an empty id) is not an error.
   void remove_container(const std::string& id) const;
   std::vector<std::string> containers_with_label(const std::string& key, const std::string& value) const;
+
+  /// POST /networks/{network}/connect: attaches the container to the engine network.
+  void connect_network(const std::string& network, const std::string& container) const;
+  /// POST /networks/{network}/disconnect (forced); a container not attached to it is not an error.
+  void disconnect_network(const std::string& network, const std::string& container) const;
+  /// Names of the networks the container is attached to (NetworkSettings.Networks), "none" excluded.
+  std::vector<std::string> container_networks(const std::string& container) const;
 
   /// Runs spec.cmd in the container; streams output into capped buffers. spec.cmd must print
   /// "r2r-pid:<pid>\n" on stderr first (exec_wrapper() does): on timeout that process group is

@@ -3,6 +3,8 @@
 
 #include "container_spec.hpp"
 #include "output_encoding.hpp"
+#include "pull_progress.hpp"
+#include "registry_auth.hpp"
 #include "sandbox_setup.hpp"
 
 #include <r2r/sdk/error.hpp>
@@ -13,6 +15,7 @@
 #include <grp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -56,6 +59,18 @@ std::int64_t hard_limit_capped(int resource, rlim_t cap) {
   return static_cast<std::int64_t>(std::min<rlim_t>(r.rlim_max, cap));
 }
 
+// "repo@sha256:…" of an inspected image: the RepoDigests entry of `ref`'s repository, else the
+// first one; "" for an image with none (built or imported locally).
+std::string pinned_digest(const nlohmann::json& image, const std::string& ref) {
+  const auto digests = image.value("RepoDigests", nlohmann::json::array());
+  if (!digests.is_array() || digests.empty()) return {};
+  const std::string repo = split_image_ref(ref).name;
+  for (const auto& d : digests) {
+    if (d.is_string() && d.get<std::string>().rfind(repo + "@", 0) == 0) return d.get<std::string>();
+  }
+  return digests.front().is_string() ? digests.front().get<std::string>() : std::string();
+}
+
 long long parse_counter(const std::string& text, const std::string& key) {
   std::istringstream in(text);
   std::string k;
@@ -91,8 +106,12 @@ void from_json(const nlohmann::json& j, docker_sandbox::config& c) {
   c.max_output_bytes = j.value("max_output_bytes", d.max_output_bytes);
   c.api_timeout_s = j.value("api_timeout_s", d.api_timeout_s);
   c.seccomp = j.value("seccomp", d.seccomp);
+  c.network = sandbox_common::configured_policy(j);
   c.network_mode = j.value("network_mode", d.network_mode);
+  c.package_index = j.value("package_index", d.package_index);
   c.keepalive_cmd = j.value("keepalive_cmd", d.keepalive_cmd);
+  c.no_pull = j.value("no_pull", d.no_pull);
+  c.pull_progress = j.value("pull_progress", d.pull_progress);
 }
 
 docker_sandbox::docker_sandbox(const config& cfg, const sdk::host& host)
@@ -127,6 +146,7 @@ sdk::method_table<docker_sandbox> docker_sandbox::methods() {
   auto table = sb::methods<docker_sandbox>();
   table.push_back(sdk::method("image_inspect", &docker_sandbox::image_inspect));
   table.push_back(sdk::method("image_build", &docker_sandbox::image_build));
+  table.push_back(sdk::method("image_pull", &docker_sandbox::image_pull));
   return table;
 }
 
@@ -180,7 +200,10 @@ sb::info_response docker_sandbox::info(const sb::info_request&) {
   out.version = v.value("Version", std::string());
   out.api_version = v.value("ApiVersion", std::string());
   out.endpoint = engine_.socket();
-  out.features = {"checkpoint", "rollback", "copy", "gpu-passthrough", "network-none", "limits", "image-build"};
+  out.features = {"checkpoint", "rollback",    "copy",         "gpu-passthrough", "network-policy",
+                  "limits",     "image-build", "network-none", "image-pull"};
+  out.network = cfg_.network;
+  out.network_target = "engine network " + cfg_.network_mode;
   return out;
 }
 
@@ -197,6 +220,7 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
   in.keepalive_cmd = cfg_.keepalive_cmd;
   in.labels = labels("sandbox", sandbox_id);
   in.gpu_groups = gpu_group_ids();
+  in.network_policy = record.network;
   in.network_mode_when_needed = cfg_.network_mode;
   in.default_seccomp = cfg_.seccomp;
   in.open_files = hard_limit_capped(RLIMIT_NOFILE, 65536);
@@ -204,6 +228,15 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
   const auto body = container_spec(record.plan, in);
   const std::string id = engine_.create_container(body, record.name);
   try {
+    // "install": created on the network (a "none" container can never be attached later) and
+    // detached before its first process runs; checked, not assumed.
+    if (record.network == "install") {
+      engine_.disconnect_network(cfg_.network_mode, id);
+      if (const auto left = engine_.container_networks(id); !left.empty()) {
+        throw sdk::failed("the sandbox container is still attached to network " + left.front() +
+                          " after detaching it; refusing to start it under the \"install\" policy");
+      }
+    }
     engine_.start_container(id);
   } catch (...) {
     try {
@@ -220,13 +253,12 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   const std::string image = request.image.empty() ? cfg_.default_image : request.image;
   if (image.empty()) throw sdk::invalid_argument("create: no \"image\" in the request and no default_image in config");
   engine_.ping();
-  if (!engine_.inspect_image(image)) {
-    throw sdk::failed("image '" + image + "' is not on the engine at " + cfg_.socket +
-                      "; build it (image_build) or import it first: images are never pulled");
-  }
+  bool pulled = false;
+  const auto inspected = ensure_image(image, {}, pulled);
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
+  record.network = sandbox_common::effective_policy(request.network, cfg_.network);
   record.image = image;
   record.name = "r2r-" + owner_ + "-" + id;
   // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
@@ -247,6 +279,10 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   out.workspace = record.workspace.string();
   out.sandbox_workspace = cfg_.sandbox_workspace;
   out.env = sandbox_env(request);
+  out.network = record.network;
+  out.image_digest = pinned_digest(inspected, image);
+  if (record.network == "always")
+    R2R_LOG(host_, info, "sandbox " << id << ": network always on (" << cfg_.network_mode << ")");
   sandboxes_.emplace(id, std::move(record));
   return out;
 }
@@ -267,15 +303,23 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
   require_engine();
   if (request.command.empty()) throw sdk::invalid_argument("exec: \"command\" is empty");
   auto& record = find(request.sandbox_id);
+  if (record.container_id.empty()) {
+    throw sdk::failed("sandbox " + request.sandbox_id + " has no container (it was removed when it could not be " +
+                      "detached from the network); roll back to a checkpoint or create a new sandbox");
+  }
   exec_spec spec;
   spec.cmd = exec_wrapper(request.command);
-  for (const auto& [k, v] : request.env) spec.env.push_back(k + "=" + v);
+  std::map<std::string, std::string> env;
+  if (request.install) env = sandbox_common::install_env(cfg_.package_index);
+  for (const auto& [k, v] : request.env) env[k] = v;
+  for (const auto& [k, v] : env) spec.env.push_back(k + "=" + v);
   spec.workdir = request.workdir.empty() ? cfg_.sandbox_workspace : request.workdir;
   spec.timeout = seconds(request.timeout_s > 0 ? request.timeout_s : cfg_.default_timeout_s);
   spec.max_output_bytes =
       static_cast<std::size_t>(request.max_output_bytes > 0 ? request.max_output_bytes : cfg_.max_output_bytes);
   spec.cancelled = [&ctx] { return ctx.cancelled(); };
-  auto outcome = engine_.exec(record.container_id, spec);
+  const bool attach = record.network == "install" && request.install;
+  auto outcome = attach ? exec_with_network(record, request.sandbox_id, spec) : engine_.exec(record.container_id, spec);
   if (outcome.cancelled) throw sdk::cancelled("exec cancelled by the host; the command was killed");
 
   sb::exec_response out;
@@ -296,10 +340,49 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
   out.stderr_bytes = static_cast<std::int64_t>(outcome.err.total_bytes());
   out.truncated = outcome.out.truncated() || outcome.err.truncated();
   out.duration_ms = outcome.duration.count();
+  out.network = sandbox_common::exec_gets_network(record.network, request.install);
   R2R_LOG(host_, debug,
           "sandbox " << request.sandbox_id << ": exit " << out.exit_code << (out.timed_out ? " (timed out)" : "")
                      << (out.oom_killed ? " (OOM)" : "") << " in " << out.duration_ms << " ms");
   return out;
+}
+
+exec_outcome docker_sandbox::exec_with_network(sandbox_record& record, const std::string& sandbox_id,
+                                               const exec_spec& spec) {
+  // A background job of an earlier exec would share the window: kill everything but init (twice,
+  // for a process that forks while the first signal goes round).
+  engine_.exec_simple(record.container_id, {"/bin/sh", "-c", "kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; true"});
+  auto detach = [&]() -> std::string {
+    try {
+      engine_.disconnect_network(cfg_.network_mode, record.container_id);
+      if (engine_.container_networks(record.container_id).empty()) return {};
+      return "the container is still attached after the detach";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  auto fail_closed = [&](const std::string& why) {
+    std::string removal;
+    try {
+      engine_.remove_container(record.container_id);
+      record.container_id.clear();
+    } catch (const std::exception& e) {
+      removal = std::string("; removing it failed too: ") + e.what();
+    }
+    throw sdk::failed("sandbox " + sandbox_id + ": could not detach it from network " + cfg_.network_mode +
+                      " after an install (" + why + "); the container was removed so it cannot keep the network" +
+                      removal + ". Roll back to a checkpoint or create a new sandbox.");
+  };
+  exec_outcome outcome;
+  try {
+    engine_.connect_network(cfg_.network_mode, record.container_id);
+    outcome = engine_.exec(record.container_id, spec);
+  } catch (...) {
+    if (auto why = detach(); !why.empty()) fail_closed(why);
+    throw;
+  }
+  if (auto why = detach(); !why.empty()) fail_closed(why);
+  return outcome;
 }
 
 sb::checkpoint_response docker_sandbox::checkpoint(const sb::checkpoint_request& request) {
@@ -457,11 +540,77 @@ nlohmann::json docker_sandbox::image_inspect(const nlohmann::json& request) {
   return {{"exists", true},
           {"image", name},
           {"id", image->value("Id", std::string())},
+          {"digest", pinned_digest(*image, name)},
           {"size", image->value("Size", 0LL)},
           {"architecture", image->value("Architecture", std::string())},
           {"labels", config.is_object() && config.contains("Labels") && config["Labels"].is_object()
                          ? config["Labels"]
                          : nlohmann::json::object()}};
+}
+
+nlohmann::json docker_sandbox::ensure_image(const std::string& image, const std::function<bool()>& should_stop,
+                                            bool& pulled) {
+  pulled = false;
+  if (auto found = engine_.inspect_image(image)) return *found;
+  if (cfg_.no_pull) {
+    throw sdk::failed("image '" + image + "' is not on the engine at " + cfg_.socket +
+                      "; build it (image_build) or import it first: images are never pulled");
+  }
+  const std::string registry = registry_of(image);
+  const auto client_config = load_docker_config();
+  const std::string auth = registry_auth_header(client_config, registry);
+  if (auth.empty() && has_credential_helper(client_config, registry)) {
+    R2R_LOG(host_, warn,
+            "pull " << image << ": the client config names a credential helper for " << registry
+                    << ", which is not run; pulling anonymously (add an \"auths\" entry, or pull it first)");
+  }
+  const bool terminal =
+      cfg_.pull_progress == "terminal" || (cfg_.pull_progress == "auto" && ::isatty(STDERR_FILENO) == 1);
+  R2R_LOG(host_, info, "pulling " << image << " from " << registry << (auth.empty() ? "" : " (with credentials)"));
+  pull_progress progress;
+  std::size_t drawn = 0;
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto draw = [&](bool force) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_draw < std::chrono::milliseconds(200)) return;
+    last_draw = now;
+    std::string frame = drawn > 0 ? "\x1b[" + std::to_string(drawn) + "F" : std::string();
+    const auto lines = progress.layer_lines();
+    for (const auto& line : lines) frame += "\x1b[2K" + line + "\n";
+    drawn = lines.size();
+    (void)!::write(STDERR_FILENO, frame.data(), frame.size());
+  };
+  engine_.pull_image(
+      image, auth,
+      [&](const nlohmann::json& message) {
+        const auto events = progress.feed(message);
+        if (terminal) {
+          draw(!events.empty());
+        } else {
+          for (const auto& e : events) R2R_LOG(host_, info, "pull " << image << ": " << e);
+        }
+      },
+      should_stop);
+  if (terminal) draw(true);
+  auto found = engine_.inspect_image(image);
+  if (!found) throw sdk::failed("pull " + image + " reported success but the engine has no such image");
+  pulled = true;
+  R2R_LOG(host_, info, "pulled " << image << " as " << pinned_digest(*found, image));
+  return *found;
+}
+
+nlohmann::json docker_sandbox::image_pull(const nlohmann::json& request, sdk::call_context& ctx) {
+  require_engine();
+  const std::string name = request.value("image", std::string());
+  if (name.empty()) throw sdk::invalid_argument("image_pull: \"image\" is required (a reference such as repo:tag)");
+  engine_.ping();
+  bool pulled = false;
+  const auto image = ensure_image(
+      name, [&ctx] { return ctx.cancelled(); }, pulled);
+  return {{"image", name},
+          {"id", image.value("Id", std::string())},
+          {"digest", pinned_digest(image, name)},
+          {"pulled", pulled}};
 }
 
 nlohmann::json docker_sandbox::image_build(const build_request& request) {

@@ -11,6 +11,7 @@
 
 #include "docker_engine.hpp"
 #include "dockerfile.hpp"
+#include "network_policy.hpp"
 
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/sandbox.hpp>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,7 +40,11 @@ class docker_sandbox {
     std::int64_t max_output_bytes = 1 << 20;
     double api_timeout_s = 120;
     std::string seccomp = "default";
-    std::string network_mode = "bridge";  // used only for plans that need the network
+    std::string network = "install";              // default policy: "none" | "install" | "always"
+    std::string network_mode = "bridge";          // the engine network a networked exec is attached to
+    sandbox_common::package_index package_index;  // passed into install execs only
+    bool no_pull = false;                         // true: a missing image is an error, as on offline hosts
+    std::string pull_progress = "auto";           // "auto": per-layer display on a terminal, else log events
     std::vector<std::string> keepalive_cmd{"/bin/sh", "-c", "while :; do sleep 3600; done"};
   };
 
@@ -60,6 +66,9 @@ class docker_sandbox {
   /// Docker-only methods: {"image"} -> {"exists", "id", "size", "labels"}; build_request ->
   /// {"image", "tag", "dockerfile"}.
   nlohmann::json image_inspect(const nlohmann::json& request);
+  /// {"image"} -> {"image", "id", "digest", "pulled"}: pulls the image when the engine lacks it
+  /// (unless no_pull), with credentials from the client config; "digest" is "repo@sha256:…".
+  nlohmann::json image_pull(const nlohmann::json& request, sdk::call_context& ctx);
   nlohmann::json image_build(const build_request& request);
 
   static sdk::method_table<docker_sandbox> methods();
@@ -76,6 +85,7 @@ class docker_sandbox {
     std::string container_id;
     std::string name;
     sdk::sandbox::create_request plan;
+    std::string network;  // the policy in force
     std::string image;
     std::filesystem::path workspace;
     bool own_workspace = false;
@@ -92,6 +102,14 @@ class docker_sandbox {
   /// Creates and starts a container for `record` from `image`; returns its id.
   std::string start_container(const std::string& sandbox_id, const sandbox_record& record, const std::string& image);
   long long oom_kill_count(const std::string& container) const;
+  /// The image's inspect data, pulling it first when it is missing (sdk::failed under no_pull).
+  /// `pulled` says whether a pull happened.
+  nlohmann::json ensure_image(const std::string& image, const std::function<bool()>& should_stop, bool& pulled);
+  /// Runs `spec` attached to the configured network and detaches afterwards, whatever happens
+  /// (exit, timeout, cancellation, an engine error). Processes left running by earlier execs are
+  /// killed first, so nothing but this exec shares the window. A detach that fails removes the
+  /// container: a sandbox never stays attached.
+  exec_outcome exec_with_network(sandbox_record& record, const std::string& sandbox_id, const exec_spec& spec);
   void remove_sandbox(const std::string& id, sandbox_record& record, std::vector<std::string>& removed);
 
   config cfg_;

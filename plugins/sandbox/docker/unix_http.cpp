@@ -127,6 +127,7 @@ unix_http::stream_result unix_http::stream(const std::string& method, const std:
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
     headers.reset(curl_slist_append(headers.release(), type_header.c_str()));
   }
+  for (const auto& h : options.headers) headers.reset(curl_slist_append(headers.release(), h.c_str()));
   if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
 
   const CURLcode rc = curl_easy_perform(c);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace r2r::sandbox_docker {
 
@@ -31,6 +32,7 @@ class unix_http {
     std::string body;                   // request body (ignored when upload_file is set)
     std::filesystem::path upload_file;  // request body streamed from this file
     std::string content_type = "application/json";
+    std::vector<std::string> headers;            // extra "Name: value" request headers
     std::function<void(std::string_view)> sink;  // receives the response body as it arrives
     std::function<bool()> should_stop;           // polled while waiting; true aborts the transfer
     std::chrono::milliseconds timeout{0};        // 0: no overall limit

@@ -6,7 +6,7 @@ namespace r2r::sandbox_local {
 std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, const bwrap_inputs& in,
                                     const std::string& command) {
   std::vector<std::string> a{in.bwrap, "--unshare-all"};
-  if (plan.network) a.push_back("--share-net");
+  if (in.share_net) a.push_back("--share-net");
   for (const char* flag : {"--die-with-parent", "--new-session", "--cap-drop", "ALL"}) a.push_back(flag);
   for (const auto& path : in.ro_binds) {
     a.insert(a.end(), {"--ro-bind-try", path, path});

@@ -48,6 +48,8 @@ void from_json(const nlohmann::json& j, local_sandbox::config& c) {
   c.cpu_seconds = j.value("cpu_seconds", d.cpu_seconds);
   c.file_size_bytes = j.value("file_size_bytes", d.file_size_bytes);
   c.open_files = j.value("open_files", d.open_files);
+  c.network = sandbox_common::configured_policy(j);
+  c.package_index = j.value("package_index", d.package_index);
 }
 
 local_sandbox::local_sandbox(const config& cfg, const sdk::host& host) : cfg_(cfg), host_(host) {}
@@ -98,7 +100,9 @@ sb::info_response local_sandbox::info(const sb::info_request&) {
   out.version = r.out.render();
   while (!out.version.empty() && out.version.back() == '\n') out.version.pop_back();
   out.endpoint = cfg_.bwrap;
-  out.features = {"checkpoint", "rollback", "copy", "gpu-passthrough", "network-none", "rlimits"};
+  out.features = {"checkpoint", "rollback", "copy", "gpu-passthrough", "network-policy", "rlimits", "network-none"};
+  out.network = cfg_.network;
+  out.network_target = "the host's network namespace (bwrap --share-net)";
   return out;
 }
 
@@ -107,6 +111,7 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
+  record.network = sandbox_common::effective_policy(request.network, cfg_.network);
   // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
   if (request.gpu) sandbox_common::require_gpu_devices(*request.gpu);
   const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
@@ -123,6 +128,7 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   out.workspace = record.workspace.string();
   out.sandbox_workspace = cfg_.sandbox_workspace;
   out.env = request.env;
+  out.network = record.network;
   if (request.gpu) {
     const auto visible = request.gpu->visible_devices.empty() ? std::string("0") : request.gpu->visible_devices;
     out.env["HIP_VISIBLE_DEVICES"] = visible;
@@ -151,7 +157,13 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
     in.env["HIP_VISIBLE_DEVICES"] = visible;
     in.env["ROCR_VISIBLE_DEVICES"] = visible;
   }
+  if (request.install) {
+    for (const auto& [k, v] : sandbox_common::install_env(cfg_.package_index)) in.env[k] = v;
+  }
   for (const auto& [k, v] : request.env) in.env[k] = v;
+  // Each exec is its own bwrap with its own namespaces (--unshare-pid: nothing outlives it), so
+  // sharing the network with this one exec shares it with nothing else.
+  in.share_net = sandbox_common::exec_gets_network(record.network, request.install);
 
   process_limits limits;
   const auto& p = record.plan.limits;
@@ -180,6 +192,7 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
   out.stderr_bytes = static_cast<std::int64_t>(r.err.total_bytes());
   out.truncated = r.out.truncated() || r.err.truncated();
   out.duration_ms = r.duration.count();
+  out.network = in.share_net;
   return out;
 }
 

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // r2r.sandbox.local: sandboxes without a container engine, through bubblewrap. A sandbox is a
-// host workspace directory; each command runs in fresh namespaces (no network unless the plan
-// needs it) with the system bound read-only, rlimits, a timeout and a process-group kill.
-// Checkpoints are tar snapshots of the workspace. No images: `image` in a plan is ignored.
+// host workspace directory; each command runs in fresh namespaces (no network unless the policy
+// lets that exec out: then it shares the host's network namespace) with the system bound read-only, rlimits, a timeout
+// and a process-group kill. Checkpoints are tar snapshots of the workspace. No images: `image` in a plan is ignored.
 // CONTAINMENT: the agent can write the workspace, so every host-side operation on it (copy_in,
 // copy_out, checkpoint, rollback, removal) resolves paths beneath the workspace fd through safe_fs
 // and never follows a link in it; an operation that would is refused.
 // LIFETIME: the destructor removes this instance's private workspaces and snapshots.
 // THREADING: the host serialises calls on an instance; no internal locking.
 #pragma once
+
+#include "network_policy.hpp"
 
 #include <r2r/sdk/host.hpp>
 #include <r2r/sdk/kinds/sandbox.hpp>
@@ -38,6 +40,8 @@ class local_sandbox {
     std::int64_t cpu_seconds = 3600;        // RLIMIT_CPU
     std::int64_t file_size_bytes = 16LL << 30;
     std::int64_t open_files = 4096;
+    std::string network = "install";              // default policy: "none" | "install" | "always"
+    sandbox_common::package_index package_index;  // passed into install execs only
   };
 
   local_sandbox(const config& cfg, const sdk::host& host);
@@ -60,6 +64,7 @@ class local_sandbox {
  private:
   struct sandbox_record {
     sdk::sandbox::create_request plan;
+    std::string network;  // the policy in force
     std::filesystem::path workspace;
     bool own_workspace = false;
     std::filesystem::path opt;  // bound at /opt in every command; removed with the sandbox

@@ -23,6 +23,12 @@ validated_action validate_action(const nlohmann::json& proposed);
 /// (pip: python3 -m pip install; uv: uv pip install; apt: apt-get install -y; conda: conda install -y).
 std::string install_command(const nlohmann::json& install_action);
 
+/// Whether `command` is one package install and nothing else (pip, python -m pip, uv pip, apt,
+/// apt-get, conda/mamba `install` with at least one argument), as support/shell parses it: no `&&`,
+/// `;`, pipe, substitution, `sh -c`, leading variable assignment or redirection. Under the sandbox's
+/// "install" network policy such an exec alone gets the network (docs/sandboxes.md, "Network").
+bool is_package_install(const std::string& command);
+
 /// Single-quotes `word` for /bin/sh.
 std::string shell_quote(const std::string& word);
 

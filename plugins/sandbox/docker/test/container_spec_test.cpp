@@ -51,8 +51,9 @@ TEST(ContainerSpec, GpuPlanPassesKfdAndOneRenderNode) {
   plan.gpu = g;
   plan.seccomp = "unconfined";
   plan.ipc = "host";
-  plan.network = true;
-  const auto j = container_spec(plan, inputs());
+  auto in = inputs();
+  in.network_policy = "always";
+  const auto j = container_spec(plan, in);
   const auto& h = j["HostConfig"];
   ASSERT_EQ(h["Devices"].size(), 2u);
   EXPECT_EQ(h["Devices"][0]["PathOnHost"], "/dev/kfd");
@@ -67,6 +68,20 @@ TEST(ContainerSpec, GpuPlanPassesKfdAndOneRenderNode) {
   const auto env = j["Env"].dump();
   EXPECT_NE(env.find("HIP_VISIBLE_DEVICES=0"), std::string::npos);
   EXPECT_NE(env.find("ROCR_VISIBLE_DEVICES=0"), std::string::npos);
+}
+
+TEST(ContainerSpec, InstallPolicyCreatesOnTheNetworkSoItCanBeAttachedLater) {
+  auto in = inputs();
+  in.network_policy = "install";
+  in.network_mode_when_needed = "r2r-index";
+  const auto j = container_spec(sb::create_request{}, in);
+  // docker_sandbox detaches it before start; "none" could never be attached to a network again.
+  EXPECT_EQ(j["HostConfig"]["NetworkMode"], "r2r-index");
+  EXPECT_EQ(j["NetworkDisabled"], false);
+  in.network_policy = "none";
+  EXPECT_EQ(container_spec(sb::create_request{}, in)["HostConfig"]["NetworkMode"], "none");
+  in.network_policy = "open";
+  EXPECT_THROW(container_spec(sb::create_request{}, in), r2r::sdk::invalid_argument);
 }
 
 TEST(ContainerSpec, RejectsUnknownSeccompAndIpc) {

@@ -37,6 +37,9 @@ class DockerSandbox : public ::testing::TestWithParam<std::string> {
     if (!engine->ok()) GTEST_SKIP() << GetParam() << " cannot start here: " << engine->why();
     config.socket = engine->socket();
     config.default_image = engine_fixture::image;
+    // This engine has no network at all (--bridge=none); the policy has its own suite
+    // (network_policy_test.cpp) with an engine network and a package index.
+    config.network = "none";
     config.state_dir = (engine->dir() / "state").string();
     config.default_limits = {256LL << 20, 1.0, 128, 16LL << 20};
     config.default_timeout_s = 60;

@@ -47,7 +47,9 @@ TEST(BwrapArgs, NetworkAndGpuOnlyWhenPlanned) {
   in.bwrap = "/usr/bin/bwrap";
   in.host_workspace = "/w";
   r2r::sdk::sandbox::create_request plan;
-  plan.network = true;
+  plan.network = "always";  // the plan's policy alone shares nothing: only the per-exec decision does
+  EXPECT_EQ(joined(bwrap_args(plan, in, "true")).find("--share-net"), std::string::npos);
+  in.share_net = true;
   r2r::sdk::sandbox::gpu g;
   g.render_minor = 129;
   plan.gpu = g;

@@ -44,10 +44,27 @@ struct gpu {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(gpu, index, render_minor, host_kfd, host_render, visible_devices)
 
+/// The network policy of a sandbox:
+///   "none"    no exec ever reaches the network;
+///   "install" only execs the caller marks `install` (package installs) reach it, each for its own
+///             duration; every other exec runs with no network (the default);
+///   "always"  every exec reaches it (only when the plan says the workload needs external assets).
+/// The legacy boolean is accepted: true means "always", false means "none".
+/// Throws nlohmann::json::other_error for any other value.
+inline std::string network_policy_of(const nlohmann::json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "always" : "none";
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    if (s == "none" || s == "install" || s == "always") return s;
+  }
+  throw nlohmann::json::other_error::create(
+      501, "network must be \"none\", \"install\" or \"always\" (or the legacy true/false); found " + v.dump(), &v);
+}
+
 struct create_request {
   std::string image;      // container image (engines with images); ignored by the local sandbox
   std::string workspace;  // host directory; empty: the plugin makes a private one
-  bool network = false;   // true only when the plan needs the network
+  std::string network;    // "none" | "install" | "always"; empty: the plugin's configured policy
   sandbox::limits limits;
   std::optional<sandbox::gpu> gpu;
   std::map<std::string, std::string> env;
@@ -57,7 +74,7 @@ struct create_request {
 inline void from_json(const nlohmann::json& j, create_request& r) {
   r.image = j.value("image", std::string());
   r.workspace = j.value("workspace", std::string());
-  r.network = j.value("network", false);
+  r.network = j.contains("network") && !j.at("network").is_null() ? network_policy_of(j.at("network")) : "";
   r.limits = j.value("limits", sandbox::limits{});
   if (j.contains("gpu") && !j.at("gpu").is_null()) r.gpu = j.at("gpu").get<sandbox::gpu>();
   r.env = j.value("env", std::map<std::string, std::string>{});
@@ -65,8 +82,8 @@ inline void from_json(const nlohmann::json& j, create_request& r) {
   r.ipc = j.value("ipc", std::string());
 }
 inline void to_json(nlohmann::json& j, const create_request& r) {
-  j = nlohmann::json{
-      {"image", r.image}, {"workspace", r.workspace}, {"network", r.network}, {"limits", r.limits}, {"env", r.env}};
+  j = nlohmann::json{{"image", r.image}, {"workspace", r.workspace}, {"limits", r.limits}, {"env", r.env}};
+  if (!r.network.empty()) j["network"] = r.network;
   if (r.gpu) j["gpu"] = *r.gpu;
   if (!r.seccomp.empty()) j["seccomp"] = r.seccomp;
   if (!r.ipc.empty()) j["ipc"] = r.ipc;
@@ -78,8 +95,12 @@ struct create_response {
   std::string workspace;                   // host directory holding the workspace
   std::string sandbox_workspace;           // the same directory as seen inside
   std::map<std::string, std::string> env;  // variables set inside (GPU pinning included)
+  std::string network;                     // the policy in force: "none", "install" or "always"
+  std::string image_digest;                // "repo@sha256:…" of the image the sandbox runs, when it came from a
+                                           // registry (pin it: a rebuild gets the same bytes); empty otherwise
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(create_response, sandbox_id, engine, workspace, sandbox_workspace, env)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(create_response, sandbox_id, engine, workspace, sandbox_workspace, env,
+                                                network, image_digest)
 
 struct exec_request {
   std::string sandbox_id;
@@ -87,10 +108,12 @@ struct exec_request {
   double timeout_s = 0;               // 0: plugin default
   std::int64_t max_output_bytes = 0;  // per stream; 0: plugin default
   std::map<std::string, std::string> env;
-  std::string workdir;  // empty: the sandbox workspace
+  std::string workdir;   // empty: the sandbox workspace
+  bool install = false;  // a package install: under the "install" policy this exec alone gets the
+                         // network and the configured index/proxy variables
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(exec_request, sandbox_id, command, timeout_s, max_output_bytes, env,
-                                                workdir)
+                                                workdir, install)
 
 /// Output of one stream. `text` is UTF-8 when encoding is "utf-8", else base64 of the raw bytes.
 /// When more than the cap was produced, `text` holds the head and the tail around a visible
@@ -107,6 +130,7 @@ struct exec_response {
   bool timed_out = false;
   bool oom_killed = false;
   std::int64_t duration_ms = 0;
+  bool network = false;  // whether this exec could reach the network
 };
 inline void to_json(nlohmann::json& j, const exec_response& r) {
   j = nlohmann::json{{"exit_code", r.exit_code},
@@ -119,7 +143,8 @@ inline void to_json(nlohmann::json& j, const exec_response& r) {
                      {"truncated", r.truncated},
                      {"timed_out", r.timed_out},
                      {"oom_killed", r.oom_killed},
-                     {"duration_ms", r.duration_ms}};
+                     {"duration_ms", r.duration_ms},
+                     {"network", r.network}};
 }
 inline void from_json(const nlohmann::json& j, exec_response& r) {
   r.exit_code = j.at("exit_code").get<int>();
@@ -133,6 +158,7 @@ inline void from_json(const nlohmann::json& j, exec_response& r) {
   r.timed_out = j.value("timed_out", false);
   r.oom_killed = j.value("oom_killed", false);
   r.duration_ms = j.value("duration_ms", std::int64_t{0});
+  r.network = j.value("network", false);
 }
 
 struct checkpoint_request {
@@ -201,8 +227,11 @@ struct info_response {
   std::string api_version;            // Engine API version spoken; empty for bwrap
   std::string endpoint;               // socket or binary path
   std::vector<std::string> features;  // e.g. "checkpoint", "gpu-passthrough", "network-none"
+  std::string network;                // the configured policy: "none", "install" or "always"
+  std::string network_target;         // what a networked exec is attached to
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(info_response, engine, version, api_version, endpoint, features)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(info_response, engine, version, api_version, endpoint, features,
+                                                network, network_target)
 
 /// The method table every sandbox exposes.
 template <class T>
