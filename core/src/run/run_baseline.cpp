@@ -6,6 +6,8 @@
 #include "run_prepare.hpp"
 #include "tree_copy.hpp"
 
+#include <r2r/executor/action.hpp>
+
 #include <fstream>
 
 namespace r2r::run {
@@ -66,8 +68,11 @@ stage_result run_baseline(run_context& ctx) {
       ctx.progress->stage_progress("execute",
                                    "step " + std::to_string(index) + "/" + std::to_string(runnable) + ": " + c.command);
       auto ran = ctx.sandbox.instance->call(
-          "exec",
-          json{{"sandbox_id", id}, {"command", c.command}, {"timeout_s", step_timeout_s}, {"workdir", workdir}});
+          "exec", json{{"sandbox_id", id},
+                       {"command", c.command},
+                       {"timeout_s", step_timeout_s},
+                       {"workdir", workdir},
+                       {"install", executor::is_package_install(c.command)}});  // the README's installs get the network
       log << "$ " << c.command << "    # " << readme.readme << ":" << c.line << "\n";
       if (!ran) {
         step["error"] = ran.error().message;

@@ -80,7 +80,9 @@ stage_result run_environment(run_context& ctx) {
 json sandbox_create_request(const run_context& ctx) {
   json limits{{"pids", 4096}};
   if (ctx.sandbox.plugin_id != "r2r.sandbox.local") limits["memory_bytes"] = 16LL << 30;
-  json request{{"workspace", ctx.workspace_dir().string()}, {"network", false}, {"limits", limits}};
+  // No "network": the pipeline's sandbox config decides (default "install": package installs alone
+  // reach the network). The verify stage asks for "none" itself.
+  json request{{"workspace", ctx.workspace_dir().string()}, {"limits", limits}};
   if (!ctx.sandbox.image.empty()) request["image"] = ctx.sandbox.image;
   const json env = ctx.plan.contains("env") && ctx.plan["env"].is_object() ? ctx.plan["env"] : json::object();
   if (ctx.gpu) {

@@ -68,6 +68,7 @@ stage_result run_verify(run_context& ctx) {
     return r;
   }
   json create = sandbox_create_request(ctx);
+  create["network"] = "none";  // the verdict is given on a workload that reaches nothing outside
   const auto final_workspace = ctx.run_dir / "execute" / "workspace";
   if (std::filesystem::exists(final_workspace)) create["workspace"] = final_workspace.string();
   auto created = box->call("create", create);
