@@ -156,6 +156,25 @@ TEST(BatchManifest, BadManifestsSayWhatWasExpected) {
   m = parse_manifest("repo\n", "csv");
   ASSERT_FALSE(m.has_value());
   EXPECT_THAT(m.error().message, HasSubstr("no repositories"));
+  // A base_image that would read as an option of `run`, or carries spaces, never reaches argv.
+  m = parse_manifest("repo,base_image\nhttps://x/a,--pipeline=/tmp/evil.json\n", "csv");
+  ASSERT_FALSE(m.has_value());
+  EXPECT_THAT(m.error().message, HasSubstr("base_image must be an image reference"));
+  m = parse_manifest("{\"repo\": \"x\", \"base_image\": 3}\n", "jsonl");
+  ASSERT_FALSE(m.has_value());
+}
+
+TEST(BatchManifest, BaseImageBecomesTheRunsBaseImage) {
+  const auto m = parse_manifest("repo,base_image\nhttps://x/a, local/base:py \nhttps://x/b,\n", "csv");
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  engine_options o;
+  o.runner = {"repo2rocm"};
+  job_record a, b;
+  a.entry = (*m)[0];
+  b.entry = (*m)[1];
+  EXPECT_THAT(job_argv(o, a), ::testing::ElementsAre("repo2rocm", "run", "https://x/a", "--run-dir", "", "--json",
+                                                     "--gpu", "{gpu}", "--mode", "1", "--base-image", "local/base:py"));
+  EXPECT_THAT(job_argv(o, b), ::testing::Not(::testing::Contains("--base-image")));
 }
 
 TEST(BatchManifest, KeysCannotEscapeTheRunsDirectory) {

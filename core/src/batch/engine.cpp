@@ -413,6 +413,8 @@ std::vector<std::string> job_argv(const engine_options& o, const job_record& job
   const std::string arch = job.entry.arch.empty() ? o.arch : job.entry.arch;
   if (!arch.empty()) argv.insert(argv.end(), {"--arch", arch});
   if (!o.pipeline.empty()) argv.insert(argv.end(), {"--pipeline", o.pipeline});
+  if (const auto b = job.entry.extra.find("base_image"); b != job.entry.extra.end() && b->is_string())
+    argv.insert(argv.end(), {"--base-image", b->get<std::string>()});
   return argv;
 }
 
