@@ -203,6 +203,26 @@ TEST_F(BatchLocal, SpendCapStopsSubmittingLetsRunningFinishAndSaysSo) {
   EXPECT_EQ(summary["totals"]["tokens"], 6000);
 }
 
+TEST_F(BatchLocal, AJobWaitingToRetryWhenTheCapIsReachedEndsAndTheBatchWithIt) {
+  // The attack: the cap stops the batch while a job's OOM-killed attempt waits for its retry. That
+  // retry may not be submitted (the cap), and the job must not wait for it forever either.
+  tmp.write("m.csv", "repo\nhttps://example.org/lab/paid-usd=0.6.git\nhttps://example.org/lab/slow-oom-once.git\n");
+  const auto r = run_process("timeout 60 env " + batch("--gpus 0,1 --max-usd 0.5"));
+  ASSERT_NE(r.exit_code, 124) << "the batch waited forever for a retry the cap forbids";
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const auto res = results(out());
+  EXPECT_EQ(res.count("paid-usd-0.6") ? res.at("paid-usd-0.6") : "", "verified") << r.out;
+  ASSERT_EQ(res.count("slow-oom-once"), 1u) << r.out;
+  EXPECT_EQ(res.at("slow-oom-once"), "error");
+  EXPECT_EQ(invocations(out() / "runs" / "slow-oom-once"), 1) << "its retry was not started";
+  const auto summary = read_json_file(out() / "summary.json");
+  for (const auto& row : summary["rows"]) {
+    if (row["key"] == "slow-oom-once") {
+      EXPECT_THAT(row["detail"].get<std::string>(), HasSubstr("not retried: spend cap"));
+    }
+  }
+}
+
 TEST_F(BatchLocal, ACancelledJobIsReportedCancelledNotLost) {
   tmp.write("m.csv", "repo\nhttps://example.org/lab/slow.git\nhttps://example.org/lab/quick.git\n");
   const auto launched = run_process("(R2R_FAKE_RUN_SLEEP=30 " + batch("--gpus 0,1 --json") + " > '" +

@@ -274,21 +274,40 @@ class engine {
     emit(ev);
   }
 
+  /// Stops the batch at a cap. Once stopped, nothing pending is submitted: a job not yet started
+  /// is `not started: spend cap`, and a job waiting to retry an infrastructure failure ends as
+  /// that error (its retry is new spend too). Returns true when it changed anything.
   bool check_caps() {
-    if (!st_.stopped.empty()) return false;
-    const std::string why = cap_reached(st_.limits, st_.spent);
-    if (why.empty()) return false;
-    st_.stopped = why;
+    const bool newly = st_.stopped.empty();
+    if (newly) {
+      const std::string why = cap_reached(st_.limits, st_.spent);
+      if (why.empty()) return false;
+      st_.stopped = why;
+    }
     int held = 0;
     for (auto& j : st_.jobs) {
       if (j.state != "pending") continue;
-      j.state = "not_started";
-      j.result = "not_started";
-      j.reason = "not started: spend cap";
+      if (j.attempt == 0) {
+        j.state = "not_started";
+        j.result = "not_started";
+        j.reason = "not started: spend cap";
+      } else {
+        j.state = "done";
+        j.result = "error";
+        j.reason = "infrastructure failure, " + std::to_string(j.attempt) + " attempt(s): " + j.reason +
+                   "; not retried: spend cap";
+        emit({{"event", "job_finished"},
+              {"key", j.entry.key},
+              {"attempt", j.attempt},
+              {"result", j.result},
+              {"reason", j.reason}});
+      }
       ++held;
     }
-    emit({{"event", "cap_reached"}, {"reason", why}, {"not_started", held}, {"spent", to_json(st_)["spent"]}});
-    return true;
+    if (newly)
+      emit(
+          {{"event", "cap_reached"}, {"reason", st_.stopped}, {"not_started", held}, {"spent", to_json(st_)["spent"]}});
+    return newly || held > 0;
   }
 
   bool submit() {
