@@ -120,7 +120,9 @@ class engine {
       if (status_wait_) {
         // Nothing to learn before a job ends or a back-off ends: let status wait for the former,
         // bounded by the latter (and by poll_max_s, so a cap or a signal is noticed in time).
-        status_wait = changed ? 0 : std::min(o_.poll_max_s, until_next_retry());
+        // After a change 2 ms at most (status still answers at once when a job ends), so a round
+        // that keeps failing, e.g. a refused submit, never spins.
+        status_wait = changed ? 0.002 : std::min(o_.poll_max_s, until_next_retry());
         if (status_wait > 0 && in_flight() == 0)
           std::this_thread::sleep_for(std::chrono::duration<double>(status_wait));
         continue;
