@@ -74,8 +74,17 @@ TEST(BatchLlmCaps, MaxUsdOnReplayedLlmRunsStopsAfterTheCapByRealAccounting) {
           {"api_key_env", "ANTHROPIC_API_KEY"},
           {"retry", {{"max_retries", 0}}},
           {"prices", {{"input_per_mtok", input_per_mtok}, {"output_per_mtok", output_per_mtok}}}}}}}};
-  pipeline["pipeline"].push_back(
-      {{"stage", "policy"}, {"name", "model"}, {"use", "r2r.policy.llm"}, {"config", {{"llm_service", "llm"}}}});
+  // The model's policy replaces the pipeline's (run.json may name the playbook) or is added.
+  const json policy{
+      {"stage", "policy"}, {"name", "model"}, {"use", "r2r.policy.llm"}, {"config", {{"llm_service", "llm"}}}};
+  bool replaced = false;
+  for (auto& entry : pipeline["pipeline"]) {
+    if (entry["stage"] == "policy") {
+      entry = policy;
+      replaced = true;
+    }
+  }
+  if (!replaced) pipeline["pipeline"].push_back(policy);
   const fs::path pipeline_file = tmp.write("pipeline.json", pipeline.dump(2));
 
   // The first run (0.45) stays under the cap of 0.80, the second crosses it: the last two entries
