@@ -46,6 +46,12 @@ std::vector<nlohmann::json> read_events(const fs::path& batch_dir) {
   return out;
 }
 
+bool is_repo2rocm(int pid) {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  return !ec && fs::equivalent(exe, R2R_TEST_REPO2ROCM, ec);
+}
+
 int invocations(const fs::path& run_dir) {
   std::ifstream in(run_dir / "invocations");
   return static_cast<int>(std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));

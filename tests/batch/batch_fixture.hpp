@@ -32,6 +32,10 @@ int invocations(const std::filesystem::path& run_dir);
 /// key -> result of summary.json's rows.
 std::map<std::string, std::string> results(const std::filesystem::path& batch_dir);
 
+/// True when `pid` is a live repo2rocm process (its /proc/PID/exe is the binary under test): what a
+/// test SIGKILLs is then the batch controller itself, not a shell around it.
+bool is_repo2rocm(int pid);
+
 /// Per GPU, the [started_at, finished_at] intervals of every ended attempt (job_finished,
 /// job_retry events; an attempt reported again after a kill counts once) must not overlap.
 /// Returns the overlaps found, described.

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 
 namespace {
@@ -108,12 +109,16 @@ TEST_F(BatchLocal, SigkillAtTenRandomPointsThenResumeRunsNothingTwiceAndLosesNot
     const pid_t pid = std::atoi(launched.out.c_str());
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
-    if (::kill(pid, SIGKILL) == 0) ++kills;
+    const bool controller = is_repo2rocm(pid);  // the batch process itself, not a shell around it
+    if (::kill(pid, SIGKILL) == 0 && controller) ++kills;
     for (int w = 0; w < 100 && ::kill(pid, 0) == 0; ++w) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_GE(kills, 5) << "most kills must land while the batch still runs";
+  EXPECT_GE(kills, 5) << "most kills must land on the batch controller while it still runs";
   const auto r = run_process(fs::exists(out() / "batch.json") ? resume : start);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  int resumed = 0;
+  for (const auto& e : read_events(out())) resumed += e.value("event", "") == "batch_resumed" ? 1 : 0;
+  EXPECT_GE(resumed, kills - 1) << "each controller killed after it wrote batch.json was resumed";
   for (int i = 0; i < 12; ++i) {
     std::string key = "repo" + std::to_string(i);
     if (i == 3 || i == 8) key += "-notverified";
@@ -128,6 +133,52 @@ TEST_F(BatchLocal, SigkillAtTenRandomPointsThenResumeRunsNothingTwiceAndLosesNot
   EXPECT_EQ(verified, 10);
   EXPECT_EQ(res["repo3-notverified-c0ffee3"], "not_verified");
   EXPECT_EQ(gpu_overlaps(read_events(out())), std::vector<std::string>{});
+}
+
+TEST_F(BatchLocal, AHardKilledControllerLeavesItsJobsRunningAndTheResumeAdoptsThem) {
+  const auto launched = run_process("(R2R_FAKE_RUN_SLEEP=2 " + batch("--json --gpus 0,1,2") + " >'" +
+                                    (tmp.path() / "first.log").string() + "' 2>&1 & echo $!)");
+  const pid_t pid = std::atoi(launched.out.c_str());
+  ASSERT_GT(pid, 0);
+  // Wait until three jobs run, then SIGKILL the controller (no chance to save anything).
+  const auto running = [&] {
+    int n = 0;
+    if (!fs::exists(out() / "jobs")) return 0;
+    for (const auto& d : fs::directory_iterator(out() / "jobs")) n += fs::exists(d.path() / "a1" / "started") ? 1 : 0;
+    return n;
+  };
+  for (int i = 0; i < 300 && running() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(running(), 3);
+  ASSERT_TRUE(is_repo2rocm(pid)) << "the process to kill is the batch controller";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  for (int w = 0; w < 200 && ::kill(pid, 0) == 0; ++w) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(::kill(pid, 0), 0);
+  // The jobs live in their own sessions: the controller's death did not take them down.
+  std::vector<std::string> orphans;
+  for (const auto& d : fs::directory_iterator(out() / "jobs")) {
+    const fs::path a1 = d.path() / "a1";
+    if (fs::exists(a1 / "started") && !fs::exists(a1 / "exit")) orphans.push_back(d.path().filename().string());
+  }
+  EXPECT_EQ(orphans.size(), 3u) << "all three jobs still run after the kill";
+  const auto r = run_process("R2R_FAKE_RUN_SLEEP=2 " + batch("--json --resume"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto events = read_events(out());
+  // The orphans were collected by the resumed controller as the attempt that ran, never started
+  // again: no second attempt, and each run directory's runner started once (the oom-once
+  // repository twice: its retry); all twelve have verdicts.
+  for (const auto& k : orphans) {
+    EXPECT_FALSE(fs::exists(out() / "jobs" / k / "a2")) << k << " was started again";
+    EXPECT_EQ(results(out())[k], k.find("notverified") != std::string::npos ? "not_verified" : "verified") << k;
+  }
+  for (const auto& d : fs::directory_iterator(out() / "runs"))
+    EXPECT_EQ(invocations(d.path()), d.path().filename().string().find("oom-once") != std::string::npos ? 2 : 1)
+        << d.path();
+  const auto res = results(out());
+  ASSERT_EQ(res.size(), 12u);
+  int verified = 0;
+  for (const auto& [k, v] : res) verified += v == "verified" ? 1 : 0;
+  EXPECT_EQ(verified, 10);
+  EXPECT_EQ(gpu_overlaps(events), std::vector<std::string>{});
 }
 
 TEST_F(BatchLocal, SpendCapStopsSubmittingLetsRunningFinishAndSaysSo) {
@@ -150,6 +201,26 @@ TEST_F(BatchLocal, SpendCapStopsSubmittingLetsRunningFinishAndSaysSo) {
   EXPECT_EQ(held, 4);
   EXPECT_NEAR(summary["totals"]["usd"].get<double>(), 0.6, 1e-6);
   EXPECT_EQ(summary["totals"]["tokens"], 6000);
+}
+
+TEST_F(BatchLocal, AJobWaitingToRetryWhenTheCapIsReachedEndsAndTheBatchWithIt) {
+  // The attack: the cap stops the batch while a job's OOM-killed attempt waits for its retry. That
+  // retry may not be submitted (the cap), and the job must not wait for it forever either.
+  tmp.write("m.csv", "repo\nhttps://example.org/lab/paid-usd=0.6.git\nhttps://example.org/lab/slow-oom-once.git\n");
+  const auto r = run_process("timeout 60 env " + batch("--gpus 0,1 --max-usd 0.5"));
+  ASSERT_NE(r.exit_code, 124) << "the batch waited forever for a retry the cap forbids";
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  const auto res = results(out());
+  EXPECT_EQ(res.count("paid-usd-0.6") ? res.at("paid-usd-0.6") : "", "verified") << r.out;
+  ASSERT_EQ(res.count("slow-oom-once"), 1u) << r.out;
+  EXPECT_EQ(res.at("slow-oom-once"), "error");
+  EXPECT_EQ(invocations(out() / "runs" / "slow-oom-once"), 1) << "its retry was not started";
+  const auto summary = read_json_file(out() / "summary.json");
+  for (const auto& row : summary["rows"]) {
+    if (row["key"] == "slow-oom-once") {
+      EXPECT_THAT(row["detail"].get<std::string>(), HasSubstr("not retried: spend cap"));
+    }
+  }
 }
 
 TEST_F(BatchLocal, ACancelledJobIsReportedCancelledNotLost) {

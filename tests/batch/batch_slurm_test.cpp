@@ -2,7 +2,8 @@
 // `repo2rocm batch --scheduler r2r.scheduler.slurm` on a real Slurm (slurmctld, slurmd, munged from
 // Debian) that each test starts under its temporary directory (tests/batch/slurm_cluster.sh) with
 // fake GPU gres: one node with 2 GPUs, and 3 nodes (three slurmd with distinct names on this
-// machine); scancel of a running job; the controller SIGKILLed and restarted mid-batch. Runs are
+// machine); scancel of a running job; slurmctld stopped and restarted mid-batch; the batch
+// controller (repo2rocm batch) SIGKILLed mid-batch and resumed. Runs are
 // the stand-in runner (fake_run.sh). Skips, saying why, only when Slurm is not installed or not root.
 #include "batch_fixture.hpp"
 
@@ -132,6 +133,37 @@ TEST_F(BatchSlurm, AControllerRestartMidBatchIsSurvived) {
   EXPECT_EQ(res.at("repo0"), "verified");
   EXPECT_EQ(res.at("repo1-notverified"), "not_verified");
   for (const auto& d : fs::directory_iterator(out() / "runs")) EXPECT_EQ(invocations(d.path()), 1) << d.path();
+}
+
+TEST_F(BatchSlurm, AHardKilledBatchControllerIsResumedNothingTwiceNothingLost) {
+  start(1, 2);
+  const std::string m = repos(5);
+  const auto launched = run_process("(R2R_FAKE_RUN_SLEEP=2 " + batch(m, "--json") + " >'" +
+                                    (tmp.path() / "batch.log").string() + "' 2>&1 & echo $!)");
+  const pid_t pid = std::atoi(launched.out.c_str());
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 300 && !fs::exists(out() / "jobs" / "repo0" / "a1" / "started"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(out() / "jobs" / "repo0" / "a1" / "started")) << read_text("batch.log");
+  ASSERT_TRUE(is_repo2rocm(pid)) << "the process to kill is the batch controller";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  for (int w = 0; w < 200 && ::kill(pid, 0) == 0; ++w) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(::kill(pid, 0), 0);
+  // Slurm keeps running what it was given while no controller of ours is alive.
+  const auto r = run_process("R2R_FAKE_RUN_SLEEP=2 " + batch(m, "--json --resume"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << read_text("slurmctld.log");
+  const auto res = results(out());
+  ASSERT_EQ(res.size(), 5u) << r.out;
+  EXPECT_EQ(res.at("repo1-notverified"), "not_verified");
+  for (const auto& [k, v] : res) {
+    if (k != "repo1-notverified") {
+      EXPECT_EQ(v, "verified") << k;
+    }
+  }
+  for (const auto& d : fs::directory_iterator(out() / "runs")) EXPECT_EQ(invocations(d.path()), 1) << d.path();
+  for (const auto& d : fs::directory_iterator(out() / "jobs"))
+    EXPECT_FALSE(fs::exists(d.path() / "a2")) << d.path() << ": a second attempt";
+  EXPECT_EQ(gpu_overlaps(read_events(out())), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // r2r::batch pieces on their own: manifests, the caps, what is retried, the summary and the
-// Kubernetes Job manifests against the Job schema; and the Slurm output parsers.
+// Kubernetes Job manifests against the Job schema; the Slurm output parsers; the job wrapper the
+// local pool writes; and the resume of a batch whose batch.json is older than its jobs.
+#include "../unit/test_support.hpp"
+#include "batch_state.hpp"
 #include "engine.hpp"
+#include "job_dir.hpp"
 #include "k8s_jobs.hpp"
 #include "manifest.hpp"
 #include "slurm_cli.hpp"
@@ -10,9 +14,97 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 namespace {
 using namespace r2r::batch;
 using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+job_record job_at(const std::string& key, const std::string& state, int attempt) {
+  job_record j;
+  j.entry.key = key;
+  j.state = state;
+  j.attempt = attempt;
+  j.scheduler_id = "local:old";
+  return j;
+}
+
+TEST(BatchResume, AttemptDirectoriesNewerThanTheCheckpointAreResubmittedNotStartedAgain) {
+  r2r::test::temp_dir tmp;
+  const fs::path out = tmp.path();
+  for (const char* d : {"jobs/fresh/a1", "jobs/retried/a1", "jobs/retried/a2", "jobs/current/a1", "jobs/done/a1",
+                        "jobs/done/a2", "jobs/odd/a1x", "jobs/odd/b2", "jobs/odd/a"})
+    fs::create_directories(out / d);
+  batch_state s;
+  s.jobs = {job_at("fresh", "pending", 0),     job_at("retried", "submitted", 1), job_at("current", "submitted", 1),
+            job_at("done", "done", 1),         job_at("odd", "pending", 0),       job_at("never", "pending", 0),
+            job_at("capped", "not_started", 0)};
+  const auto changed = reconcile_attempts(out, s);
+  EXPECT_EQ(changed, (std::vector<std::string>{"fresh", "retried"}));
+  // The checkpoint said "pending" but attempt 1 was handed to the scheduler: submit it again (the
+  // scheduler adopts what runs or ran there) instead of counting a new attempt.
+  EXPECT_EQ(s.jobs[0].state, "submitting");
+  EXPECT_EQ(s.jobs[0].attempt, 1);
+  EXPECT_EQ(s.jobs[0].state_dir, (out / "jobs/fresh/a1").string());
+  EXPECT_EQ(s.jobs[0].scheduler_id, "");
+  EXPECT_EQ(s.jobs[1].attempt, 2);
+  EXPECT_EQ(s.jobs[1].state_dir, (out / "jobs/retried/a2").string());
+  EXPECT_EQ(s.jobs[2].state, "submitted") << "nothing newer: asked about as it was";
+  EXPECT_EQ(s.jobs[2].scheduler_id, "local:old");
+  EXPECT_EQ(s.jobs[3].state, "done") << "a finished job is never reopened";
+  EXPECT_EQ(s.jobs[4].state, "pending") << "a1x, b2 and a are not attempt directories";
+  EXPECT_EQ(s.jobs[5].state, "pending");
+  EXPECT_EQ(s.jobs[6].state, "not_started");
+}
+
+namespace sched = r2r::plugins::scheduler;
+
+/// Runs job.sh as the local pool does (the lock taken, fd 9) or not; PATH empty, so the wrapper
+/// can use no external command. Returns the wrapper's exit status.
+int run_wrapper(const fs::path& dir, bool hand_over_lock) {
+  const std::string sh = "cd / && PATH= /bin/sh '" + (dir / "job.sh").string() + "'";
+  if (!hand_over_lock) return WEXITSTATUS(std::system(("exec 9>&-; " + sh).c_str()));
+  const int lock = sched::try_lock(dir);
+  EXPECT_GE(lock, 0);
+  ::fcntl(lock, F_SETFD, 0);  // try_lock's fd is close-on-exec; the shell below hands it over as fd 9
+  const int rc = std::system(("exec 9>&" + std::to_string(lock) + "; " + sh).c_str());
+  ::close(lock);
+  return WEXITSTATUS(rc);
+}
+
+TEST(LocalWrapper, RunsWithNoExternalCommandOfItsOwnAndOnlyUnderTheHandedOverLock) {
+  r2r::test::temp_dir tmp;
+  const fs::path dir = tmp.path() / "a1";
+  sched::wrapper_spec spec;
+  spec.state_dir = dir;
+  spec.argv = {"/bin/sh", "-c", "echo ran on {gpu} >> \"$0\"", (tmp.path() / "ran").string()};
+  spec.gpu_assignment = "R2R_GPU='2'";
+  spec.lock_inherited = true;
+  spec.started_at = 1733100000;
+  sched::write_wrapper(spec);
+  // The attack: job.sh started by hand (or by a second scheduler) without the lock: it must refuse
+  // before it records or runs anything.
+  EXPECT_EQ(run_wrapper(dir, false), 75);
+  EXPECT_FALSE(fs::exists(dir / "started"));
+  EXPECT_FALSE(fs::exists(tmp.path() / "ran"));
+  // Started as the pool starts it: runs once, records started and exit with builtins only.
+  EXPECT_EQ(run_wrapper(dir, true), 0);
+  EXPECT_EQ(sched::read_small(tmp.path() / "ran"), "ran on 2");
+  EXPECT_THAT(sched::read_small(dir / "started"), ::testing::EndsWith(" 1733100000"));
+  EXPECT_EQ(sched::read_small(dir / "exit"), "0");
+  const auto f = sched::probe(dir);
+  EXPECT_TRUE(f.started);
+  EXPECT_EQ(f.exit_status, 0);
+  EXPECT_FALSE(f.lock_held);
+  // Finished: started again it does not run the command a second time.
+  EXPECT_EQ(run_wrapper(dir, true), 0);
+  EXPECT_EQ(sched::read_small(tmp.path() / "ran"), "ran on 2");
+}
 
 TEST(BatchManifest, ResearchBenchCsvWorksAsIs) {
   const auto m = parse_manifest(
@@ -64,6 +156,25 @@ TEST(BatchManifest, BadManifestsSayWhatWasExpected) {
   m = parse_manifest("repo\n", "csv");
   ASSERT_FALSE(m.has_value());
   EXPECT_THAT(m.error().message, HasSubstr("no repositories"));
+  // A base_image that would read as an option of `run`, or carries spaces, never reaches argv.
+  m = parse_manifest("repo,base_image\nhttps://x/a,--pipeline=/tmp/evil.json\n", "csv");
+  ASSERT_FALSE(m.has_value());
+  EXPECT_THAT(m.error().message, HasSubstr("base_image must be an image reference"));
+  m = parse_manifest("{\"repo\": \"x\", \"base_image\": 3}\n", "jsonl");
+  ASSERT_FALSE(m.has_value());
+}
+
+TEST(BatchManifest, BaseImageBecomesTheRunsBaseImage) {
+  const auto m = parse_manifest("repo,base_image\nhttps://x/a, local/base:py \nhttps://x/b,\n", "csv");
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  engine_options o;
+  o.runner = {"repo2rocm"};
+  job_record a, b;
+  a.entry = (*m)[0];
+  b.entry = (*m)[1];
+  EXPECT_THAT(job_argv(o, a), ::testing::ElementsAre("repo2rocm", "run", "https://x/a", "--run-dir", "", "--json",
+                                                     "--gpu", "{gpu}", "--mode", "1", "--base-image", "local/base:py"));
+  EXPECT_THAT(job_argv(o, b), ::testing::Not(::testing::Contains("--base-image")));
 }
 
 TEST(BatchManifest, KeysCannotEscapeTheRunsDirectory) {

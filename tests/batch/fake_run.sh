@@ -6,6 +6,7 @@
 #   *notverified*  exit 3, verdict not_verified with a failed check
 #   *oom-once*     first attempt killed by SIGKILL (an OOM kill), then verified
 #   *usd=X*        the run spent X USD and 1000 tokens per turn (3 turns)
+#   *slow*         runs 1 s longer
 #   otherwise      verified (mode 0: baseline_ran)
 # R2R_FAKE_RUN_SLEEP seconds are spent "running"; every invocation appends to RUN_DIR/invocations.
 while [ "$#" -gt 0 ]; do
@@ -24,6 +25,7 @@ t() { date +%s.%N | cut -c1-14; }
 printf '{"event":"run_started","t":%s,"source":"%s","mode":%s,"gpu":"gfx942","gpu_index":"%s"}\n' "$(t)" "$src" "${mode:-1}" "$gpu" >> "$dir/events.jsonl"
 printf '{"source":"%s","commit":"","mode":%s}\n' "$src" "${mode:-1}" > "$dir/run.json"
 sleep "${R2R_FAKE_RUN_SLEEP:-0}"
+case "$src" in *slow*) sleep 1 ;; esac
 case "$src" in
   *oom-once*)
     if [ ! -e "$dir/oom-done" ]; then : > "$dir/oom-done"; kill -9 $$; fi ;;

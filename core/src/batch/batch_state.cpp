@@ -3,6 +3,7 @@
 
 #include "durable_file.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -142,6 +143,31 @@ std::optional<batch_state> load_state(const fs::path& out_dir) {
 void save_state(const fs::path& out_dir, batch_state& s) {
   s.updated_at = now_seconds();
   write_atomic(out_dir / "batch.json", to_json(s).dump() + "\n");
+}
+
+std::vector<std::string> reconcile_attempts(const fs::path& out_dir, batch_state& s) {
+  std::vector<std::string> changed;
+  for (auto& j : s.jobs) {
+    if (j.state != "pending" && j.state != "submitting" && j.state != "submitted") continue;
+    std::error_code ec;
+    int newest = j.attempt;
+    for (const auto& d : fs::directory_iterator(out_dir / "jobs" / j.entry.key, ec)) {
+      const std::string name = d.path().filename().string();
+      if (name.size() < 2 || name[0] != 'a' || name.find_first_not_of("0123456789", 1) != std::string::npos ||
+          name.size() > 6)
+        continue;
+      newest = std::max(newest, std::stoi(name.substr(1)));
+    }
+    if (newest <= j.attempt) continue;
+    j.attempt = newest;
+    j.state = "submitting";
+    j.state_dir = (out_dir / "jobs" / j.entry.key / ("a" + std::to_string(newest))).string();
+    j.scheduler_id.clear();
+    j.scheduler_state.clear();
+    j.started_at = j.finished_at = j.retry_at = 0;
+    changed.push_back(j.entry.key);
+  }
+  return changed;
 }
 
 }  // namespace r2r::batch

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// batch.json: the state of a batch, rewritten atomically after every change of a job's state.
-// A job moves pending -> submitting (written BEFORE the scheduler is asked, so a kill between the
-// two leaves a record that the resumed batch re-submits idempotently to the same state directory)
-// -> submitted -> done; or pending -> not_started (a spend cap stopped the batch). Retries of an
+// batch.json: the state of a batch, a checkpoint replaced atomically (at most about once a second
+// while jobs change, at once when a cap stops the batch, and at the end). A job moves pending ->
+// submitting (its attempt's state directory jobs/<key>/a<N> is created BEFORE the scheduler is
+// asked, so a kill before the next checkpoint leaves a directory that the resumed batch finds with
+// reconcile_attempts and re-submits idempotently) -> submitted -> done; or pending -> not_started
+// (a spend cap stopped the batch). A checkpoint older than the jobs is safe: a job it still shows
+// submitted is asked about again and collected (its events may repeat). Retries of an
 // infrastructure failure go back to pending with attempt+1 and a new state directory; the run
 // directory stays, so `repo2rocm run` resumes its completed stages. THREADING: owned by the engine.
 #pragma once
@@ -71,5 +74,10 @@ batch_state state_from_json(const nlohmann::json& j);
 /// Loads OUT/batch.json; nullopt when absent. Throws std::runtime_error when unreadable.
 std::optional<batch_state> load_state(const std::filesystem::path& out_dir);
 void save_state(const std::filesystem::path& out_dir, batch_state& s);
+
+/// For a batch.json older than the jobs: every unfinished job (pending, submitting, submitted)
+/// whose OUT/jobs/<key>/ holds an attempt directory a<N> with N above its recorded attempt becomes
+/// `submitting` attempt N in that directory. Returns the keys changed.
+std::vector<std::string> reconcile_attempts(const std::filesystem::path& out_dir, batch_state& s);
 
 }  // namespace r2r::batch

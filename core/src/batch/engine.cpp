@@ -66,15 +66,29 @@ class engine {
     log_.append(e);
     if (o_.on_event) o_.on_event(e);
   }
+  /// Rewrites batch.json (events synced first). Not needed for crash safety between rounds: the
+  /// write-ahead record of a submission is its attempt's state directory (see submit()), and a
+  /// resumed batch reconciles batch.json with jobs/<key>/a<N> (reconcile_attempts).
   void save() {
     log_.sync();
     save_state(out_, st_);
+    last_save_ = now_seconds();
+    dirty_ = false;
+  }
+  /// save() when something changed and the last save is older than save_interval_s: batch.json
+  /// is a checkpoint, rewritten at most about once per interval however many jobs end.
+  void save_soon(bool changed) {
+    dirty_ |= changed;
+    if (dirty_ && now_seconds() - last_save_ >= o_.save_interval_s) save();
   }
   batch_state& state() { return st_; }
 
-  core::result<engine_result> run(bool resumed) {
+  core::result<engine_result> run(bool resumed, const std::vector<std::string>& reconciled) {
     if (resumed) {
-      emit({{"event", "batch_resumed"}, {"jobs", st_.jobs.size()}, {"scheduler", st_.scheduler}});
+      emit({{"event", "batch_resumed"},
+            {"jobs", st_.jobs.size()},
+            {"scheduler", st_.scheduler},
+            {"attempts_found", reconciled}});
     } else {
       emit({{"event", "batch_started"},
             {"manifest", st_.manifest},
@@ -88,15 +102,31 @@ class engine {
     limit_ = o_.jobs > 0 ? o_.jobs : std::max(1, slots);
     // The scheduler says how often it may be asked (a local pool: often; Slurm: every few seconds).
     poll_max_ = std::min(o_.poll_max_s, caps->value("poll_interval_s", o_.poll_max_s));
+    // A scheduler that can wait for a job's end is asked to (status with wait_s) instead of polled.
+    status_wait_ = caps->value("status_wait", false);
     emit({{"event", "scheduler_ready"}, {"capabilities", *caps}, {"in_flight_limit", limit_}});
 
     double wait = 0.005;
+    double status_wait = 0;  // wait_s of the next status call
     for (;;) {
-      bool changed = poll();
-      changed |= check_caps();
+      bool changed = poll(status_wait);
+      if (check_caps()) {
+        changed = true;
+        save();  // the cap and the jobs it held back are recorded at once
+      }
       changed |= submit();
-      if (changed) save();
+      save_soon(changed);
       if (!work_left()) break;
+      if (status_wait_) {
+        // Nothing to learn before a job ends or a back-off ends: let status wait for the former,
+        // bounded by the latter (and by poll_max_s, so a cap or a signal is noticed in time).
+        // After a change 2 ms at most (status still answers at once when a job ends), so a round
+        // that keeps failing, e.g. a refused submit, never spins.
+        status_wait = changed ? 0.002 : std::min(o_.poll_max_s, until_next_retry());
+        if (status_wait > 0 && in_flight() == 0)
+          std::this_thread::sleep_for(std::chrono::duration<double>(status_wait));
+        continue;
+      }
       if (changed) {
         wait = 0.005;
       } else {
@@ -126,12 +156,28 @@ class engine {
     });
   }
 
-  bool poll() {
+  int in_flight() const {
+    return static_cast<int>(
+        std::count_if(st_.jobs.begin(), st_.jobs.end(), [](const job_record& j) { return j.state == "submitted"; }));
+  }
+
+  /// Seconds until the earliest back-off of a pending job ends (poll_max_s when none waits).
+  double until_next_retry() const {
+    double next = o_.poll_max_s;
+    const double now = now_seconds();
+    for (const auto& j : st_.jobs)
+      if (j.state == "pending" && j.retry_at > now) next = std::min(next, j.retry_at - now);
+    return std::max(next, 0.001);
+  }
+
+  bool poll(double wait_s = 0) {
     std::vector<std::string> ids;
     for (const auto& j : st_.jobs)
       if (j.state == "submitted") ids.push_back(j.scheduler_id);
     if (ids.empty()) return false;
-    auto r = call_("status", {{"ids", ids}});
+    nlohmann::json request{{"ids", ids}};
+    if (wait_s > 0) request["wait_s"] = wait_s;
+    auto r = call_("status", request);
     if (!r) {
       emit({{"event", "scheduler_error"}, {"method", "status"}, {"message", r.error().message}});
       return false;
@@ -230,21 +276,40 @@ class engine {
     emit(ev);
   }
 
+  /// Stops the batch at a cap. Once stopped, nothing pending is submitted: a job not yet started
+  /// is `not started: spend cap`, and a job waiting to retry an infrastructure failure ends as
+  /// that error (its retry is new spend too). Returns true when it changed anything.
   bool check_caps() {
-    if (!st_.stopped.empty()) return false;
-    const std::string why = cap_reached(st_.limits, st_.spent);
-    if (why.empty()) return false;
-    st_.stopped = why;
+    const bool newly = st_.stopped.empty();
+    if (newly) {
+      const std::string why = cap_reached(st_.limits, st_.spent);
+      if (why.empty()) return false;
+      st_.stopped = why;
+    }
     int held = 0;
     for (auto& j : st_.jobs) {
       if (j.state != "pending") continue;
-      j.state = "not_started";
-      j.result = "not_started";
-      j.reason = "not started: spend cap";
+      if (j.attempt == 0) {
+        j.state = "not_started";
+        j.result = "not_started";
+        j.reason = "not started: spend cap";
+      } else {
+        j.state = "done";
+        j.result = "error";
+        j.reason = "infrastructure failure, " + std::to_string(j.attempt) + " attempt(s): " + j.reason +
+                   "; not retried: spend cap";
+        emit({{"event", "job_finished"},
+              {"key", j.entry.key},
+              {"attempt", j.attempt},
+              {"result", j.result},
+              {"reason", j.reason}});
+      }
       ++held;
     }
-    emit({{"event", "cap_reached"}, {"reason", why}, {"not_started", held}, {"spent", to_json(st_)["spent"]}});
-    return true;
+    if (newly)
+      emit(
+          {{"event", "cap_reached"}, {"reason", st_.stopped}, {"not_started", held}, {"spent", to_json(st_)["spent"]}});
+    return newly || held > 0;
   }
 
   bool submit() {
@@ -269,7 +334,10 @@ class engine {
       batch.push_back(&j);
     }
     if (batch.empty()) return false;
-    save();
+    // The write-ahead record: each attempt's state directory exists before the scheduler hears of
+    // it. A batch killed before its next save is resumed with the attempt found there (a directory
+    // newer than batch.json's attempt means "submitting"); submit is idempotent per directory.
+    for (job_record* j : batch) fs::create_directories(j->state_dir);
     for (job_record* j : batch) {
       nlohmann::json job{{"name", "r2r-" + j->entry.key},
                          {"argv", job_argv(o_, *j)},
@@ -311,6 +379,9 @@ class engine {
   int limit_ = 1;
   double poll_max_ = 0.5;
   bool queue_full_noted_ = false;
+  double last_save_ = 0;
+  bool dirty_ = false;
+  bool status_wait_ = false;
 };
 
 }  // namespace
@@ -363,6 +434,8 @@ std::vector<std::string> job_argv(const engine_options& o, const job_record& job
   const std::string arch = job.entry.arch.empty() ? o.arch : job.entry.arch;
   if (!arch.empty()) argv.insert(argv.end(), {"--arch", arch});
   if (!o.pipeline.empty()) argv.insert(argv.end(), {"--pipeline", o.pipeline});
+  if (const auto b = job.entry.extra.find("base_image"); b != job.entry.extra.end() && b->is_string())
+    argv.insert(argv.end(), {"--base-image", b->get<std::string>()});
   return argv;
 }
 
@@ -413,6 +486,8 @@ core::result<engine_result> run_batch(const engine_options& o, const scheduler_c
     }
     save_state(out, st);
   }
+  std::vector<std::string> reconciled;
+  if (existing) reconciled = reconcile_attempts(out, st);
   engine_options effective = o;
   if (existing) {
     effective.mode = st.options.value("mode", o.mode);
@@ -421,7 +496,7 @@ core::result<engine_result> run_batch(const engine_options& o, const scheduler_c
   }
   try {
     engine e(effective, scheduler, std::move(st), out);
-    return e.run(existing.has_value());
+    return e.run(existing.has_value(), reconciled);
   } catch (const std::exception& ex) {
     return tl::unexpected(core::error{core::phase::run, std::string("batch: ") + ex.what(), "", out.string()});
   }

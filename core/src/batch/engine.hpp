@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The batch engine: runs every manifest entry as one `repo2rocm run` through a scheduler plugin,
-// keeps batch.json (atomically) and events.jsonl (fsync'd), enforces the spend caps, retries
-// infrastructure failures with back-off (never a verdict), and writes the summary at the end.
-// Crash safety: the engine holds OUT/.lock while it works; every job is recorded as `submitting`
-// before the scheduler is asked and submit is idempotent per state directory, so a SIGKILLed batch
-// resumed with --resume adopts what still runs, collects what finished, and starts what never
-// started: no job runs twice, none is lost.
+// keeps batch.json (an atomic checkpoint, at most about once a second) and events.jsonl, enforces
+// the spend caps, retries infrastructure failures with back-off (never a verdict), and writes the
+// summary at the end. Crash safety: the engine holds OUT/.lock while it works; every attempt's
+// state directory exists before the scheduler is asked (the write-ahead record that a resume
+// reconciles with the checkpoint) and submit is idempotent per state directory, so a SIGKILLed
+// batch resumed with --resume adopts what still runs, collects what finished, and starts what
+// never started: no job runs twice, none is lost.
 // THREADING: one thread; the scheduler is called from it only.
 #pragma once
 
@@ -41,6 +42,7 @@ struct engine_options {
   int max_attempts = 3;                                 // per job, for infrastructure failures
   double retry_backoff_s = 2;                           // doubled per attempt
   double poll_max_s = 0.5;                              // longest wait between status polls
+  double save_interval_s = 1.0;                         // batch.json checkpoints at most this often
   std::function<void(const nlohmann::json&)> on_event;  // also every event, e.g. for stdout
 };
 

@@ -94,6 +94,17 @@ core::result<manifest_entry> entry_from(const std::map<std::string, nlohmann::js
     return tl::unexpected(bad("mode must be 0, 1 or 2, found '" + e.mode + "'", line));
   if (e.commit.find_first_of(" \t'\"") != std::string::npos)
     return tl::unexpected(bad("commit '" + e.commit + "' is not a SHA, tag or branch name", line));
+  if (const auto b = e.extra.find("base_image"); b != e.extra.end()) {
+    const std::string image = b->is_string() ? trim(b->get<std::string>()) : std::string("-");
+    if (image.empty()) {
+      e.extra.erase(b);
+    } else if (image.front() == '-' || image.find_first_of(" \t'\"") != std::string::npos) {
+      return tl::unexpected(
+          bad("base_image must be an image reference such as rocm/pytorch:latest, found " + b->dump(), line));
+    } else {
+      *b = image;
+    }
+  }
   return e;
 }
 

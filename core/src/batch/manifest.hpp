@@ -2,7 +2,8 @@
 // A batch manifest: the repositories to run. CSV with a header row (ResearchBench-style
 // `repo,commit,...` works as is; `url`/`repository`/`repo_url` name the repository too) or JSONL
 // (one object per line with the same keys). Known columns: repo, commit, paper, mode, arch, tags
-// (';' or '|' separated); others are kept in `extra`. Every entry gets a unique key (the
+// (';' or '|' separated); others are kept in `extra`, where `base_image` (an image reference)
+// becomes the run's --base-image. Every entry gets a unique key (the
 // repository's name, its commit's first 12 characters, a suffix when repeated) that names its run
 // directory. THREADING: pure functions.
 #pragma once

@@ -4,7 +4,7 @@
 //   job.sh      the wrapper: takes the lock, refuses to run when `exit` exists, records `started`,
 //               runs the command with stdout.log/stderr.log, writes `exit` (atomically, by rename)
 //   lock        flock(2)ed for as long as the wrapper or the command lives (the lock is inherited)
-//   started     "<pid> <unix time>" once the command was started
+//   started     "<pid> <unix time>" once the command was started (<pid>: the wrapper, its session leader)
 //   exit        the command's exit status ("<code>"; 128+N when signal N ended it)
 //   cancelled   written by cancel
 //   gpu, node   where it ran
@@ -31,6 +31,13 @@ struct wrapper_spec {
   std::map<std::string, std::string> env;
   std::string gpu_assignment;       // sh code that sets R2R_GPU (e.g. "R2R_GPU='2'")
   std::vector<std::string> header;  // lines after the #! line (e.g. #SBATCH directives)
+  // Set by a scheduler that takes the lock itself and starts job.sh with it as fd 9, and that
+  // writes `gpu` and `node` itself (the local pool): the wrapper then runs no external command of
+  // its own (no readlink, flock, hostname, date, mv), only shell builtins and the job's command.
+  // Such a job.sh refuses to run (exit 75) when fd 9 is not open. `started_at` is the unix time
+  // written to `started` (the moment the scheduler starts it).
+  bool lock_inherited = false;
+  long long started_at = 0;
 };
 
 /// Writes state_dir/job.sh (0755) and returns its path. Throws std::runtime_error on I/O errors.

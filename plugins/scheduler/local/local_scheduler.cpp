@@ -6,13 +6,16 @@
 
 #include <r2r/sdk/error.hpp>
 
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 
 extern char** environ;
@@ -40,6 +43,8 @@ void from_json(const nlohmann::json& j, local_scheduler::config& c) {
 }
 
 local_scheduler::local_scheduler(const config& cfg, const sdk::host& host) : cfg_(cfg), host_(host) {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) == 0) host_name_ = name;
   std::string root = cfg_.sysroot;
   if (root.empty()) {
     const char* env = std::getenv("R2R_SYSROOT");
@@ -84,6 +89,7 @@ sch::capabilities_response local_scheduler::capabilities(const sch::capabilities
   c.cancel = true;
   for (const auto& s : slots_) c.gpus.push_back(s.gpu);
   c.poll_interval_s = 0.05;  // status reads a few small files per job
+  c.status_wait = true;      // and, with wait_s, answers as soon as one of its children ends
   c.notes = "one job per GPU on this host";
   return c;
 }
@@ -112,8 +118,11 @@ void local_scheduler::start(slot& s, const sch::job& job) {
   spec.env = job.env;
   if (!s.render_node.empty()) spec.env["R2R_BATCH_RENDER_NODE"] = s.render_node;
   spec.gpu_assignment = "R2R_GPU=" + shell_quote(s.gpu);
+  spec.lock_inherited = true;
+  spec.started_at = static_cast<long long>(::time(nullptr));
   const fs::path script = write_wrapper(spec);
   write_file_atomic(dir, "gpu", s.gpu + "\n");
+  write_file_atomic(dir, "node", host_name_ + "\n");
   // The lock is taken here and handed to the wrapper as fd 9, so there is no moment at which the
   // job runs unlocked (a resumed batch probing the lock always sees a live job as running).
   const int lock = try_lock(dir);
@@ -189,7 +198,39 @@ sch::submit_response local_scheduler::submit(const sch::job& job) {
   return r;
 }
 
+void local_scheduler::wait_for_an_end(double wait_s) {
+  // Our children are waited on through pidfds (an unreaped child's pid cannot be reused, so the
+  // pidfd is the right process); a job adopted from an earlier instance is not our child, so with
+  // one of those the wait is cut to the polling interval and its lock is probed again after.
+  std::vector<pollfd> fds;
+  bool adopted = false;
+  for (const auto& s : slots_) {
+    if (s.state_dir.empty()) continue;
+    const int fd = s.pid > 0 ? static_cast<int>(::syscall(SYS_pidfd_open, s.pid, 0)) : -1;
+    if (fd >= 0) {
+      fds.push_back({fd, POLLIN, 0});
+    } else {
+      adopted = true;
+    }
+  }
+  double limit = std::min(wait_s, 60.0);
+  if (adopted || fds.empty()) limit = std::min(limit, 0.05);
+  ::poll(fds.data(), fds.size(), static_cast<int>(limit * 1000));
+  for (const auto& p : fds) ::close(p.fd);
+}
+
 sch::status_response local_scheduler::status(const sch::status_request& request) {
+  sch::status_response out = status_now(request);
+  if (request.wait_s <= 0) return out;
+  const bool all_live = std::all_of(out.jobs.begin(), out.jobs.end(), [](const sch::job_status& j) {
+    return j.state == "running" || j.state == "queued";
+  });
+  if (!all_live) return out;
+  wait_for_an_end(request.wait_s);
+  return status_now(request);
+}
+
+sch::status_response local_scheduler::status_now(const sch::status_request& request) {
   // Running jobs of an earlier instance occupy their GPUs before anything queued may start.
   for (const auto& id : request.ids) {
     const std::string dir = state_dir_of(id);

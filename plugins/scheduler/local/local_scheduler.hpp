@@ -6,6 +6,7 @@
 // "local:<state_dir>", so a new instance (a resumed batch) understands the ids an old one gave.
 // The queue lives in memory only: a job still queued when the batch process dies was never started
 // and is reported `unknown` (safe to submit again).
+// status(wait_s) blocks the calling thread up to wait_s, until one of its children ends.
 // THREADING: the host serialises calls; children are reaped in status().
 #pragma once
 
@@ -50,6 +51,8 @@ class local_scheduler {
     pid_t pid = -1;         // our child, or -1 for an adopted job
   };
   void refresh();  // reap children, free slots whose job ended, start queued jobs
+  sdk::scheduler::status_response status_now(const sdk::scheduler::status_request& request);
+  void wait_for_an_end(double wait_s);  // returns when a child ends, or after wait_s (0.05 s with adopted jobs)
   void start(slot& s, const sdk::scheduler::job& job);
   slot* slot_of(const std::string& state_dir);
   slot* slot_for_gpu(const std::string& gpu);
@@ -58,6 +61,7 @@ class local_scheduler {
   sdk::host host_;
   std::vector<slot> slots_;
   std::deque<sdk::scheduler::job> queue_;
+  std::string host_name_;  // written to each job's `node` file (the wrapper runs no hostname)
 };
 
 void from_json(const nlohmann::json& j, local_scheduler::config& c);

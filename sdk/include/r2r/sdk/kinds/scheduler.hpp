@@ -38,6 +38,7 @@ struct capabilities_response {
   bool cancel = true;
   std::vector<std::string> gpus;
   double poll_interval_s = 0;  // 0: not said
+  bool status_wait = false;    // status honours wait_s: it blocks until a job ends (or wait_s passes)
   std::string notes;
 };
 inline void to_json(nlohmann::json& j, const capabilities_response& c) {
@@ -45,6 +46,7 @@ inline void to_json(nlohmann::json& j, const capabilities_response& c) {
        {"max_queue", c.max_queue}, {"shared_filesystem", c.shared_filesystem},
        {"cancel", c.cancel},       {"gpus", c.gpus}};
   if (c.poll_interval_s > 0) j["poll_interval_s"] = c.poll_interval_s;
+  if (c.status_wait) j["status_wait"] = true;
   if (!c.notes.empty()) j["notes"] = c.notes;
 }
 
@@ -71,10 +73,14 @@ inline void to_json(nlohmann::json& j, const submit_response& r) {
   if (!r.reason.empty()) j["reason"] = r.reason;
 }
 
+/// wait_s > 0 (for a scheduler whose capabilities say status_wait): when every job asked about is
+/// still queued or running, wait up to wait_s seconds for one of them to end before answering, so
+/// the caller learns of an ended job at once instead of by polling. Others ignore it.
 struct status_request {
   std::vector<std::string> ids;
+  double wait_s = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(status_request, ids)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(status_request, ids, wait_s)
 
 /// queued, running | succeeded, failed, cancelled, lost (final) | unknown (never started: safe to
 /// submit again), unreachable (could not ask now: try later).
