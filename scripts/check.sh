@@ -22,6 +22,11 @@ hip_rootfs="${HOME:-/root}/.local/state/repo2rocm/toolchains/hip-6.4"
 mkdir -p build
 scripts/toolchains/hip.sh 6.4 "$hip_rootfs" >build/hip-rootfs.log 2>&1 &
 rootfs_job=$!
+# The sandbox network tests' image (Debian + python3-pip; the ctest fixture pip_rootfs_setup builds
+# it when absent): a few minutes of debootstrap, mostly waiting on the mirror, so it runs here too.
+pip_rootfs="${HOME:-/root}/.local/state/repo2rocm/test-images/debian-pip"
+scripts/test-images/debian-pip.sh "$pip_rootfs" >build/pip-rootfs.log 2>&1 &
+pip_rootfs_job=$!
 stamp "build default (the HIP rootfs builds beside it: build/hip-rootfs.log)"
 scripts/build.sh default
 if ! wait "$rootfs_job"; then
@@ -30,6 +35,12 @@ if ! wait "$rootfs_job"; then
   exit 1
 fi
 stamp "HIP rootfs ready"
+if ! wait "$pip_rootfs_job"; then
+  echo "check: building the sandbox network tests' rootfs failed; the end of build/pip-rootfs.log:" >&2
+  tail -n 30 build/pip-rootfs.log >&2
+  exit 1
+fi
+stamp "pip test rootfs ready"
 stamp "lint (format: every file; tidy: files changed by the last commit)"
 scripts/lint.sh all HEAD~1
 stamp "test default"

@@ -14,7 +14,8 @@ namespace r2r::sandbox_docker {
 
 class frame_demuxer {
  public:
-  enum class stream : std::uint8_t { stdin_ = 0, stdout_ = 1, stderr_ = 2 };
+  // The names stdin/stdout/stderr are macros in <cstdio>, hence the trailing underscore.
+  enum class stream : std::uint8_t { stdin_ = 0, stdout_ = 1, stderr_ = 2 };  // NOLINT(readability-identifier-naming)
   /// Called with each piece of payload, in order. Pieces of one frame may arrive in several calls.
   using sink = std::function<void(stream, std::string_view)>;
 

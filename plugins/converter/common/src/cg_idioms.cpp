@@ -14,7 +14,7 @@
 namespace r2r::convert {
 namespace {
 
-constexpr std::string_view kBlock =
+constexpr std::string_view helper_block =
     "#ifndef R2R_CG_IDIOMS_H\n"
     "#define R2R_CG_IDIOMS_H  // added by repo2rocm port: cooperative-groups votes and reduce with CUDA's semantics\n"
     "#include <hip/hip_runtime.h>\n"
@@ -44,8 +44,8 @@ constexpr std::string_view kBlock =
     "template <class T> struct r2r_cg_bit_xor { __device__ T operator()(T a, T b) const { return a ^ b; } };\n"
     "#endif  // R2R_CG_IDIOMS_H\n";
 
-constexpr std::array<std::string_view, 6> kOps{"plus", "less", "greater", "bit_and", "bit_or", "bit_xor"};
-constexpr std::array<std::string_view, 4> kLeftCalls{"reduce_update_async", "reduce_store_async", "inclusive_scan",
+constexpr std::array<std::string_view, 6> reduce_ops{"plus", "less", "greater", "bit_and", "bit_or", "bit_xor"};
+constexpr std::array<std::string_view, 4> left_calls{"reduce_update_async", "reduce_store_async", "inclusive_scan",
                                                      "exclusive_scan"};
 
 struct tile_decl {
@@ -60,9 +60,9 @@ class cg_porter {
 
   idiom_port run() {
     // Every idiom this pass ports names one of these: most files are returned after a few scans.
-    constexpr std::array<std::string_view, 4> kMarkers{"cooperative_groups", "thread_block_tile", "tiled_partition",
-                                                       "coalesced_group"};
-    if (std::none_of(kMarkers.begin(), kMarkers.end(),
+    constexpr std::array<std::string_view, 4> markers{"cooperative_groups", "thread_block_tile", "tiled_partition",
+                                                      "coalesced_group"};
+    if (std::none_of(markers.begin(), markers.end(),
                      [&](std::string_view m) { return text_.find(m) != std::string_view::npos; })) {
       out_.text = std::string(text_);
       out_.stats["idioms_ported"] = 0;
@@ -273,13 +273,13 @@ class cg_porter {
                  " bits of the lane's tile)");
       return;
     }
-    if (name != "reduce" && std::find(kOps.begin(), kOps.end(), name) == kOps.end() &&
-        std::find(kLeftCalls.begin(), kLeftCalls.end(), name) == kLeftCalls.end()) {
+    if (name != "reduce" && std::find(reduce_ops.begin(), reduce_ops.end(), name) == reduce_ops.end() &&
+        std::find(left_calls.begin(), left_calls.end(), name) == left_calls.end()) {
       return;
     }
     const std::size_t q = cg_qualified(i);
     if (q == tokens_.size()) return;
-    if (std::find(kLeftCalls.begin(), kLeftCalls.end(), name) != kLeftCalls.end()) {
+    if (std::find(left_calls.begin(), left_calls.end(), name) != left_calls.end()) {
       if (!is(i + 1, "(")) return;
       left(tokens_[i], name, "cooperative_groups::" + std::string(name) + " has no HIP counterpart",
            name.find("scan") != std::string_view::npos
@@ -333,7 +333,7 @@ idiom_port port_cooperative_groups(std::string_view path, std::string_view text)
 }
 
 std::string_view cg_helpers_block() {
-  return kBlock;
+  return helper_block;
 }
 
 }  // namespace r2r::convert

@@ -14,7 +14,7 @@ namespace {
 
 using sdk::converter::diagnostic;
 
-constexpr std::string_view kBlock =
+constexpr std::string_view helper_block =
     "#ifndef R2R_CUDA_IDIOMS_H\n"
     "#define R2R_CUDA_IDIOMS_H  // added by repo2rocm port: CUDA warp idioms with 32-lane semantics\n"
     "#include <hip/hip_runtime.h>\n"
@@ -47,7 +47,7 @@ struct call_port {
   enum kind_t { shuffle, vote, syncwarp, activemask, load, store, trap } kind;
 };
 
-constexpr std::array<call_port, 19> kCalls{{
+constexpr std::array<call_port, 19> idiom_calls{{
     {"__shfl_sync", "__shfl", call_port::shuffle},
     {"__shfl_up_sync", "__shfl_up", call_port::shuffle},
     {"__shfl_down_sync", "__shfl_down", call_port::shuffle},
@@ -69,7 +69,7 @@ constexpr std::array<call_port, 19> kCalls{{
     {"__trap", "__builtin_trap", call_port::trap},
 }};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kRenames{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 16> renames{{
     {"nvtxRangePushA", "roctxRangePushA"},
     {"nvtxRangePop", "roctxRangePop"},
     {"nvtxMarkA", "roctxMarkA"},
@@ -89,14 +89,14 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kRenames
 }};
 
 /// hip/hip_bf16.h (ROCm 6+) declares these with CUDA's names and meaning.
-constexpr std::array<std::string_view, 16> kBf16SameName{
+constexpr std::array<std::string_view, 16> bf16_same_name{
     "__float2bfloat16",     "__bfloat162float",     "__float2bfloat16_rn",   "__float22bfloat162_rn",
     "__bfloat1622float2",   "__float2bfloat162_rn", "__floats2bfloat162_rn", "__low2bfloat16",
     "__high2bfloat16",      "__halves2bfloat162",   "__low2float",           "__high2float",
     "__bfloat16_as_ushort", "__ushort_as_bfloat16", "__bfloat16_as_short",   "__short_as_bfloat16"};
 
 const call_port* find_call(std::string_view name) {
-  for (const auto& c : kCalls) {
+  for (const auto& c : idiom_calls) {
     if (!c.cuda.empty() && c.cuda == name) return &c;
   }
   return nullptr;
@@ -169,8 +169,8 @@ class idiom_porter {
         on_cuda_arch(i, directive);
         continue;
       }
-      if (const auto r = std::find_if(kRenames.begin(), kRenames.end(), [&](const auto& p) { return p.first == name; });
-          r != kRenames.end()) {
+      if (const auto r = std::find_if(renames.begin(), renames.end(), [&](const auto& p) { return p.first == name; });
+          r != renames.end()) {
         // Guard names are only rewritten where they are probed, in directives.
         if (r->second.substr(0, 4) == "HIP_" && directive.empty()) continue;
         replace(t.begin, t.end, r->second);
@@ -245,7 +245,7 @@ class idiom_porter {
       ported(h, inner, std::string(inner) + " -> roctracer/roctx.h (link roctx64)");
     }
     if (inner == "cuda_bf16.h") {
-      for (const auto n : kBf16SameName) out_.same_in_hip.emplace(n);
+      for (const auto n : bf16_same_name) out_.same_in_hip.emplace(n);
       replace(h.begin, h.end, std::string(1, spelled.front()) + "hip/hip_bf16.h" + spelled.back());
       ported(h, inner, "cuda_bf16.h -> hip/hip_bf16.h (__hip_bfloat16)");
     }
@@ -400,11 +400,11 @@ idiom_port port_cuda_idioms(std::string_view path, std::string_view text) {
 }
 
 std::string_view helpers_block() {
-  return kBlock;
+  return helper_block;
 }
 
 std::string insert_helpers(std::string_view text, std::int64_t& at_line, std::int64_t& lines_added) {
-  return insert_block(text, kBlock, at_line, lines_added);
+  return insert_block(text, helper_block, at_line, lines_added);
 }
 
 std::string insert_block(std::string_view text, std::string_view block, std::int64_t& at_line,
