@@ -11,6 +11,7 @@
 #include <r2r/support/safe_fs.hpp>
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -298,7 +299,12 @@ class turn_loop {
     if (type == "write_file" || type == "apply_patch") {
       const bool write = type == "write_file";
       const fs::path rel = write ? fs::path(a.at("path").get<std::string>()).lexically_normal() : fs::path();
-      const std::string name = write ? rel.filename().string() : ".r2r-patch-" + std::to_string(turn) + ".diff";
+      // The patch file's name carries this process's pid: after a SIGKILL, a command of the killed
+      // attempt that is still dying (its `patch …; rm -f FILE`) cannot delete the resumed attempt's
+      // copy of the same turn's patch.
+      const std::string name = write
+                                   ? rel.filename().string()
+                                   : ".r2r-patch-" + std::to_string(turn) + "-" + std::to_string(::getpid()) + ".diff";
       const std::string body = a.at(write ? "content" : "patch").get<std::string>();
       // Staged in the executor's own RUN_DIR/tmp, then copied by the sandbox's copy_in, which never
       // follows a link in the workspace (see docs/executor.md, "Containment").
