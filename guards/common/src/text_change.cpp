@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/guards/text_change.hpp>
 
+#include <charconv>
+#include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -8,6 +10,15 @@
 namespace r2r::guards {
 
 namespace {
+
+/// A hunk header's line count. Digits beyond `long` (a patch is the agent's text) saturate instead
+/// of throwing: the count only bounds how many of the following lines belong to the hunk.
+long hunk_count(const std::string& digits) {
+  long value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec == std::errc::result_out_of_range) return std::numeric_limits<long>::max();
+  return end == digits.data() ? 1 : value;
+}
 
 std::string header_path(std::string s) {
   s = s.substr(0, s.find('\t'));
@@ -66,8 +77,8 @@ std::vector<file_change> parse_unified_diff(const std::string& patch) {
       files.push_back(std::move(f));
     } else if (std::regex_search(line, m, hunk)) {
       if (files.empty()) files.push_back({});
-      old_left = m[1].matched ? std::stol(m[1].str()) : 1;
-      new_left = m[2].matched ? std::stol(m[2].str()) : 1;
+      old_left = m[1].matched ? hunk_count(m[1].str()) : 1;
+      new_left = m[2].matched ? hunk_count(m[2].str()) : 1;
     }
   }
   return files;

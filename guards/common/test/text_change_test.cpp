@@ -25,6 +25,17 @@ TEST(TextChange, UnifiedDiffPerFileWithHunkCounts) {
   EXPECT_THAT(files[1].removed, ElementsAre("__global__ void k() {}"));
 }
 
+// Found by fuzz_unified_diff: a hunk count beyond `long` threw std::out_of_range out of the guard
+// (which the executor turns into a deny); the agent writes the patch, so it must parse.
+TEST(TextChange, AHunkCountBeyondLongIsReadNotThrown) {
+  const std::string patch = "--- a/k.cu\n+++ b/k.cu\n@@ -1,99999999999999999999999 +1,2 @@\n-old\n+new\n+more\n";
+  std::vector<r2r::guards::file_change> files;
+  ASSERT_NO_THROW(files = parse_unified_diff(patch));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_THAT(files[0].removed, ElementsAre("old"));
+  EXPECT_THAT(files[0].added, ElementsAre("new", "more"));
+}
+
 TEST(TextChange, LineDeltaOfContents) {
   const auto d = line_delta("c.yaml", std::string("a: 1\nb: 2\nb: 2\n"), "a: 1\nb: 2\nc: 3\n");
   EXPECT_THAT(d.removed, ElementsAre("b: 2"));
