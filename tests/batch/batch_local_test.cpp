@@ -99,8 +99,11 @@ TEST_F(BatchLocal, TwelveReposOnThreeGpusNeverTwoJobsOnOneGpu) {
 TEST_F(BatchLocal, SigkillAtTenRandomPointsThenResumeRunsNothingTwiceAndLosesNothing) {
   std::mt19937 rng(20261201);
   std::uniform_int_distribution<int> delay_ms(50, 900);
-  const std::string start = "R2R_FAKE_RUN_SLEEP=0.25 " + batch("--json --jobs 3");
-  const std::string resume = "R2R_FAKE_RUN_SLEEP=0.25 " + batch("--json --resume");
+  // Jobs of 2 s (12 jobs on 3 slots: about 8 s of batch) so that the ten kills, 50-900 ms after each
+  // launch, land while the batch still runs; with 0.25 s jobs the now faster batch was often done
+  // before the fifth kill on an idle machine.
+  const std::string start = "R2R_FAKE_RUN_SLEEP=2 " + batch("--json --jobs 3");
+  const std::string resume = "R2R_FAKE_RUN_SLEEP=2 " + batch("--json --resume");
   int kills = 0;
   for (int i = 0; i < 10; ++i) {
     // A kill before batch.json was first written leaves nothing to resume: start again.
