@@ -33,13 +33,9 @@ if ((EUID != 0)); then
   exit 1
 fi
 
-mirror="${R2R_DEBIAN_MIRROR:-}"
-if [[ -z "$mirror" ]]; then
-  mirror="$(grep -hoE '^URIs: *http[^ ]*debian/?$' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-    head -n1 | sed -E 's/^URIs: *//')"
-  [[ -n "$mirror" ]] || mirror="$(grep -hoE '^deb +http[^ ]*debian/? ' /etc/apt/sources.list 2>/dev/null |
-    head -n1 | awk '{print $2}')"
-fi
+# shellcheck source=../lib/debian_mirror.sh
+source "$(dirname "$0")/../lib/debian_mirror.sh"
+mirror="$(r2r_debian_mirror)"
 if [[ -z "$mirror" ]]; then
   echo "hip.sh: no Debian mirror found in the host's apt sources; set R2R_DEBIAN_MIRROR" >&2
   exit 1
