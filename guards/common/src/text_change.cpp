@@ -15,9 +15,9 @@ namespace {
 /// of throwing: the count only bounds how many of the following lines belong to the hunk.
 long hunk_count(const std::string& digits) {
   long value = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec == std::errc::result_out_of_range) return std::numeric_limits<long>::max();
-  return end == digits.data() ? 1 : value;
+  // The hunk regex matched `\d+`, so the only failure left is overflow.
+  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return result.ec == std::errc::result_out_of_range ? std::numeric_limits<long>::max() : value;
 }
 
 std::string header_path(std::string s) {
