@@ -1,13 +1,15 @@
 #!/bin/sh
 # Verification overhead on the H200 (bench/README.md): the same fixed GPU work (bench.py N) bare,
 # under the collector + host sampler with the in-process profiler off (--profile 0, what the
-# collector and sampler themselves cost), and with it on (the verifier's default).
-# usage: sh run_bench.sh /path/to/r2r-mode1-capture OUTDIR
+# collector and sampler themselves cost), or with PROFILE=1 the in-process profiler forced on (the
+# path a plan with accelerator-critical kernels takes on NVIDIA).
+# usage: [PROFILE=0|1] sh run_bench.sh /path/to/r2r-mode1-capture OUTDIR
 set -u
 BIN=$1
 OUT=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
 N=${BENCH_N:-40000}
+P=${PROFILE:-0}
 d=$(mktemp -d /tmp/wl.XXXXXX)
 cp "$HERE"/bench.py "$d"/
 chmod 755 "$d"
@@ -18,8 +20,8 @@ now() { python3 -c 'import time; print(time.time())'; }
     t0=$(now); python3 bench.py "$N"; t1=$(now)
     echo "bare_wall_seconds $(python3 -c "print(round($t1 - $t0, 3))")"
     t0=$(now)
-    "$BIN" collect --vendor nvidia --command "python3 bench.py $N" --timeout 600 --profile 0 --out "$OUT/bench-noprofile-$round.capture.json"
+    "$BIN" collect --vendor nvidia --command "python3 bench.py $N" --timeout 600 --profile "$P" --out "$OUT/bench-profile$P-$round.capture.json"
     t1=$(now)
-    echo "collector_sampler_wall_seconds $(python3 -c "print(round($t1 - $t0, 3))")"
+    echo "verified_profile${P}_wall_seconds $(python3 -c "print(round($t1 - $t0, 3))")"
   done
-} > "$OUT/bench.txt" 2>&1
+} > "$OUT/bench-profile$P.txt" 2>&1
