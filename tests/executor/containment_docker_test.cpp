@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Issue 19 in r2r.sandbox.docker on a private dockerd (tests/run/private_dockerd.hpp): the agent
-// plants links in the bind-mounted workspace (x -> /etc, y -> /, z -> .., c -> a canary on the
-// host) and writes, reads, checkpoints and rolls back through them (busybox's patch has no --batch,
-// so apply_patch is covered by the local test). On the host the
-// workspace's links point at the host's /etc and /, so every host-side step (the checkpoint tar,
-// the rollback's extraction) must keep them as links and never follow one.
-// Skips, saying why, only when dockerd/docker/busybox are missing or dockerd cannot start.
-#include "../run/private_dockerd.hpp"
+// Issue 19 in r2r.sandbox.docker on a private engine, dockerd and Podman through its Docker API
+// (plugins/sandbox/docker/test/engine_fixture.hpp: state and socket in a temporary directory of
+// their own, outside the compared tree): the agent plants links in the bind-mounted workspace (x -> /etc, y -> /, z ->
+// .., c -> a canary on the host) and writes, reads, checkpoints and rolls back through them (busybox's patch has no
+// --batch, so apply_patch is covered by the local test). On the host the workspace's links point at the host's /etc and
+// /, so every host-side step (the checkpoint tar, the rollback's extraction) must keep them as links and never follow
+// one. Skips, saying why, only when the engine or busybox is missing or the engine cannot start.
+#include "../../plugins/sandbox/docker/test/engine_fixture.hpp"
 #include "containment_fixture.hpp"
 
 #include <gmock/gmock.h>
@@ -20,34 +20,31 @@ using ::testing::HasSubstr;
 namespace r2r::test {
 namespace {
 
-constexpr const char* image_tag = "r2r-containment/busybox:1";
+using engine_fixture = sandbox_docker::testing::engine_fixture;
+constexpr const char* image_tag = engine_fixture::image;
 
-class ContainmentDocker : public ContainmentFixture {
+/// The parameter is the engine kind: "docker" or "podman".
+class ContainmentEngine : public ContainmentFixture, public ::testing::WithParamInterface<std::string> {
  protected:
   void SetUp() override {
     ContainmentFixture::SetUp();
-    if (geteuid() != 0) GTEST_SKIP() << "dockerd needs root here; run the suite as root (CI does)";
-    if (run_process("command -v dockerd >/dev/null && command -v docker >/dev/null").exit_code != 0)
-      GTEST_SKIP() << "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
-    if (private_dockerd::busybox_path().empty()) GTEST_SKIP() << "busybox is not installed (busybox-static)";
-    dockerd = std::make_unique<private_dockerd>(dir.path() / "engine");
-    if (!dockerd->ready()) GTEST_SKIP() << "dockerd could not start here:\n" << dockerd->log();
-    dockerd->import_base(image_tag, {});
+    if (geteuid() != 0) GTEST_SKIP() << GetParam() << " needs root here; run the suite as root (CI does)";
+    engine = std::make_unique<engine_fixture>(GetParam());
+    if (!engine->ok()) GTEST_SKIP() << GetParam() << " could not start here: " << engine->why();
   }
   void TearDown() override {
-    dockerd.reset();
+    engine.reset();
     ContainmentFixture::TearDown();
   }
 
   std::vector<json> run(const json& script) {
-    // The engine's state stays out of the before/after comparison: it changes by design.
+    // The sandbox's state stays out of the before/after comparison: it changes by design.
     dir_before = tree_listing(dir.path(), run_dir());
     for (auto it = dir_before.begin(); it != dir_before.end();) {
-      it = it->first.rfind("engine", 0) == 0 || it->first.rfind("sandbox-state", 0) == 0 ? dir_before.erase(it)
-                                                                                         : std::next(it);
+      it = it->first.rfind("sandbox-state", 0) == 0 ? dir_before.erase(it) : std::next(it);
     }
     json p = pipeline(script, default_guards(), json::object(),
-                      json{{"socket", dockerd->socket()},
+                      json{{"socket", engine->socket()},
                            {"default_image", image_tag},
                            {"state_dir", (dir.path() / "sandbox-state").string()},
                            {"default_timeout_s", 60}});
@@ -65,14 +62,12 @@ class ContainmentDocker : public ContainmentFixture {
     return trajectory(run_dir());
   }
 
-  void expect_nothing_outside_changed_but_the_engine() {
+  void expect_nothing_outside_changed_but_the_sandbox_state() {
     EXPECT_EQ(tree_listing(canary), canary_before);
     EXPECT_EQ(tree_listing(hidden), hidden_before);
     auto now = tree_listing(dir.path(), run_dir());
     for (auto it = now.begin(); it != now.end();) {
-      it = it->first.rfind("engine", 0) == 0 || it->first.rfind("sandbox-state", 0) == 0 || it->first == "pipeline.json"
-               ? now.erase(it)
-               : std::next(it);
+      it = it->first.rfind("sandbox-state", 0) == 0 || it->first == "pipeline.json" ? now.erase(it) : std::next(it);
     }
     auto before = dir_before;
     before.erase("pipeline.json");
@@ -82,11 +77,11 @@ class ContainmentDocker : public ContainmentFixture {
     EXPECT_FALSE(std::filesystem::exists(run_dir() / "probe.conf"));
   }
 
-  std::unique_ptr<private_dockerd> dockerd;
+  std::unique_ptr<engine_fixture> engine;
   live_pipeline live;
 };
 
-TEST_F(ContainmentDocker, LinksOutOfTheWorkspaceAreRefusedOrContainedAndCheckpointsKeepThemAsLinks) {
+TEST_P(ContainmentEngine, LinksOutOfTheWorkspaceAreRefusedOrContainedAndCheckpointsKeepThemAsLinks) {
   const std::string c = canary.string();
   const json script = json::array({
       run_step(
@@ -132,8 +127,11 @@ TEST_F(ContainmentDocker, LinksOutOfTheWorkspaceAreRefusedOrContainedAndCheckpoi
   EXPECT_EQ(read_text(ws / "bad\377name"), "b");
   EXPECT_EQ(read_text(ws / "-dash"), "d");
   EXPECT_FALSE(fs::exists(ws / "late.txt"));
-  expect_nothing_outside_changed_but_the_engine();
+  expect_nothing_outside_changed_but_the_sandbox_state();
 }
+
+INSTANTIATE_TEST_SUITE_P(Engines, ContainmentEngine, ::testing::Values("docker", "podman"),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace r2r::test
