@@ -219,6 +219,8 @@ std::string docker_sandbox::start_container(const std::string& sandbox_id, const
                p.pids > 0 ? p.pids : d.pids, p.shm_bytes > 0 ? p.shm_bytes : d.shm_bytes};
   in.keepalive_cmd = cfg_.keepalive_cmd;
   in.labels = labels("sandbox", sandbox_id);
+  // A caller's workspace is named on its container, so the next sandbox on it can find this one.
+  if (!record.own_workspace) in.labels[cfg_.label + ".workspace"] = record.workspace.string();
   in.gpu_groups = gpu_group_ids();
   in.network_policy = record.network;
   in.network_mode_when_needed = cfg_.network_mode;
@@ -266,6 +268,16 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;
+  // One live sandbox per workspace: a container of an earlier sandbox on the same host workspace
+  // (an executor SIGKILLed mid-command, resumed now) is removed, its processes killed, before the
+  // new one starts, so nothing of it writes into the workspace after this returns.
+  if (!record.own_workspace) {
+    for (const auto& stale : engine_.containers_with_label(cfg_.label + ".workspace", record.workspace.string())) {
+      engine_.remove_container(stale);
+      R2R_LOG(host_, warn,
+              "removed container " << stale.substr(0, 12) << " of an earlier sandbox on " << record.workspace.string());
+    }
+  }
   try {
     record.container_id = start_container(id, record, image);
   } catch (...) {

@@ -6,6 +6,7 @@
 #include "child_process.hpp"
 #include "output_encoding.hpp"
 #include "sandbox_setup.hpp"
+#include "workspace_reclaim.hpp"
 
 #include <r2r/sdk/error.hpp>
 #include <r2r/support/safe_fs.hpp>
@@ -117,6 +118,16 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;
+  // One live sandbox per workspace: an exec of an earlier sandbox on it (an executor SIGKILLed
+  // mid-command, resumed now) must not write into it after this returns.
+  if (!workspace.owned) {
+    const auto killed = reclaim_workspace(record.workspace, cfg_.sandbox_workspace, std::chrono::seconds(10));
+    if (!killed.empty()) {
+      R2R_LOG(host_, warn,
+              "killed " << killed.size() << " process(es) of an earlier sandbox still binding "
+                        << record.workspace.string());
+    }
+  }
   record.opt = state_dir() / (id + "-opt");
   std::error_code ec;
   fs::create_directories(record.opt, ec);

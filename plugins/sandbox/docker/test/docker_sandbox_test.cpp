@@ -18,8 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 namespace {
 
@@ -286,6 +288,55 @@ TEST_P(DockerSandbox, CrashThenCleanupLeavesNothingLabelled) {
   EXPECT_TRUE(e.images_with_label(config.label, "").empty());
   EXPECT_NO_THROW(e.inspect_container(bystander));
   e.remove_container(bystander);
+}
+
+// The attack on resume: an executor SIGKILLed mid-command leaves its container running the command
+// on the run's workspace; the resumed attempt creates a new sandbox on that workspace. The earlier
+// container must be gone (its command no longer writing) when create returns; a stale container on
+// another workspace is not touched.
+TEST_P(DockerSandbox, ANewSandboxOnTheSameWorkspaceRemovesAnEarlierSandboxsContainer) {
+  const fs::path other = engine->dir() / "ws-other";
+  fs::create_directories(other);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // the attempt that is killed mid-command
+    r2r::sdk::testing::fake_host h;
+    auto* leaked = new docker_sandbox(config, h.sdk_host());
+    sb::create_request plan;
+    plan.workspace = other.string();
+    (void)leaked->create(plan);
+    plan.workspace = workspace.string();
+    const auto id = leaked->create(plan).sandbox_id;
+    sb::exec_request r;
+    r.sandbox_id = id;
+    r.command = "i=0; while :; do i=$((i+1)); echo $i > /workspace/counter; sleep 0.02; done";
+    r.timeout_s = 120;
+    auto ctx = h.context();
+    (void)leaked->exec(r, ctx);
+    _exit(0);
+  }
+  const auto counter = workspace / "counter";
+  for (int i = 0; i < 1000 && !fs::exists(counter); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs::exists(counter));
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  r2r::sandbox_docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
+  ASSERT_EQ(e.containers_with_label(config.label, "").size(), 2u);
+  const auto id = make();
+  const auto read = [&] {
+    std::ifstream in(counter);
+    std::string line;
+    std::getline(in, line);
+    return line;
+  };
+  const std::string after_create = read();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(read(), after_create) << "the earlier container still writes into the workspace";
+  EXPECT_EQ(e.containers_with_label(config.label + ".workspace", workspace.string()).size(), 1u);
+  EXPECT_EQ(e.containers_with_label(config.label + ".workspace", other.string()).size(), 1u);
+  EXPECT_EQ(run(id, "echo fresh").stdout_text, "fresh\n");
+  (void)sandbox->cleanup({true});
 }
 
 TEST_P(DockerSandbox, DestroyRemovesTheContainerAndItsCheckpoints) {

@@ -17,8 +17,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <memory>
+#include <thread>
 
 namespace {
 
@@ -191,6 +194,67 @@ TEST_F(LocalSandbox, OutputIsCappedAndBinarySafe) {
   const auto bin = run("printf '\\377\\000z'");
   EXPECT_EQ(bin.stdout_encoding, "base64");
   EXPECT_EQ(r2r::sandbox_common::base64_decode(bin.stdout_text), std::string("\xff\x00z", 3));
+}
+
+std::string read_counter(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+bool wait_for_file(const fs::path& file) {
+  for (int i = 0; i < 500 && !fs::exists(file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return fs::exists(file);
+}
+
+// The attack on resume: an executor SIGKILLed mid-command leaves its bwrap exec still running (or
+// still dying) on the run's workspace; the resumed attempt restores the workspace and creates a new
+// sandbox on it. Before the fix the old command kept writing there after create returned.
+TEST_F(LocalSandbox, ANewSandboxOnTheSameWorkspaceEndsAnEarlierSandboxsCommands) {
+  auto earlier = std::async(std::launch::async, [this] {
+    return run("i=0; while :; do i=$((i+1)); echo $i > /workspace/counter; sleep 0.02; done", 60);
+  });
+  ASSERT_TRUE(wait_for_file(dir / "ws" / "counter"));
+  auto other_config = config;
+  other_config.state_dir = (dir / "state2").string();
+  fs::create_directories(other_config.state_dir);
+  r2r::sdk::testing::fake_host other_host;
+  local_sandbox later(other_config, other_host.sdk_host());
+  sb::create_request plan;
+  plan.workspace = (dir / "ws").string();
+  const auto t0 = std::chrono::steady_clock::now();
+  (void)later.create(plan);
+  const std::string after_create = read_counter(dir / "ws" / "counter");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(read_counter(dir / "ws" / "counter"), after_create) << "the earlier command still writes";
+  ASSERT_EQ(earlier.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const auto r = earlier.get();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+// False positives: a sandbox on another workspace (a name that only shares a prefix) is left alone.
+TEST_F(LocalSandbox, ANewSandboxLeavesCommandsOnOtherWorkspacesAlone) {
+  auto running = std::async(std::launch::async, [this] {
+    return run("i=0; while [ $i -lt 60 ]; do i=$((i+1)); echo $i > /workspace/counter; sleep 0.02; done; echo done",
+               60);
+  });
+  ASSERT_TRUE(wait_for_file(dir / "ws" / "counter"));
+  fs::create_directories(dir / "ws2");
+  auto other_config = config;
+  other_config.state_dir = (dir / "state2").string();
+  fs::create_directories(other_config.state_dir);
+  r2r::sdk::testing::fake_host other_host;
+  local_sandbox later(other_config, other_host.sdk_host());
+  sb::create_request plan;
+  plan.workspace = (dir / "ws2").string();
+  (void)later.create(plan);
+  const auto r = running.get();
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "done\n");
+  EXPECT_EQ(read_counter(dir / "ws" / "counter"), "60");
 }
 
 TEST_F(LocalSandbox, CheckpointRollbackAndCopies) {
