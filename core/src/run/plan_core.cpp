@@ -89,15 +89,15 @@ core::result<plan_outputs> make_plan(const plan_request& request) {
                       "the pipeline has no `rank` stage; add one (e.g. configs/pipelines/plan.json)");
   auto ranking = rank_images(*request.ranker, rank_request);
   if (!ranking) return tl::unexpected(ranking.error());
-  std::optional<paper::document> paper_doc;
+  std::optional<paper_input> paper_in;
   if (!request.paper.empty()) {
-    auto loaded = paper::load_paper(request.paper);
-    if (!loaded) return core::fail(core::phase::io, loaded.error().message, {}, request.paper.string());
-    paper_doc = std::move(*loaded);
+    auto resolved = resolve_paper(request.paper, request.earlier);
+    if (!resolved) return tl::unexpected(resolved.error());
+    paper_in = std::move(*resolved);
   }
   planning::plan_inputs in;
   in.fp = &out.fp;
-  in.paper = paper_doc ? &*paper_doc : nullptr;
+  in.paper = paper_in ? &paper_in->doc : nullptr;
   in.tree = request.tree;
   in.arch = request.arch;
   in.ranking = *ranking;
@@ -105,6 +105,10 @@ core::result<plan_outputs> make_plan(const plan_request& request) {
   in.notes = request.notes;
   in.content_hash = request.content_hash;
   out.plan = planning::build_plan(in, k);
+  if (paper_in && out.plan.contains("paper")) {
+    out.plan["paper"].update(paper_in->provenance);
+    out.paper = std::move(paper_in->kept);
+  }
   out.fingerprint_json = planning::to_json(out.fp);
   for (auto check :
        {check_schema("fingerprint.schema.json", out.fingerprint_json), check_schema("plan.schema.json", out.plan)}) {
@@ -124,6 +128,7 @@ core::result<void> write_plan_files(const std::filesystem::path& out, const plan
         write_text(out / "Dockerfile", planning::render_dockerfile(outputs.plan)), export_tree(tree, out)}) {
     if (!written) return written;
   }
+  if (outputs.paper) return write_kept_paper(out, *outputs.paper);
   return {};
 }
 
