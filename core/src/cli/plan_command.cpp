@@ -52,7 +52,8 @@ int run_plan(const cli_context& ctx) {
                         exit_usage);
   core::pipeline_config ranking = *parsed.config;
   std::erase_if(ranking.stages, [](const core::pipeline_stage& s) { return s.stage != "rank"; });
-  ranking.instances.clear();
+  // Only the instance that ranks a paper's candidates is kept (docs/mode2-paper.md).
+  std::erase_if(ranking.instances, [](const auto& entry) { return entry.first != run::paper_rank_instance; });
   auto session = run::open_port_session(
       ctx.search_path(ranking.search_paths, ctx.pipeline.empty() ? std::string() : ranking.file.parent_path().string()),
       ranking);
@@ -70,6 +71,7 @@ int run_plan(const cli_context& ctx) {
   request.state_dir =
       ctx.option("state-dir").empty() ? run::default_state_dir() : std::filesystem::path(ctx.option("state-dir"));
   request.ranker = session->session->stages().empty() ? nullptr : session->session->stages().front().instance;
+  request.paper_model = session->session->resolve(run::paper_rank_instance);
   if (const std::string paper = ctx.option("paper"); !paper.empty())
     request.paper = paper::looks_like_url(paper) ? paper : std::filesystem::absolute(paper).string();
   auto planned = run::make_plan(request);

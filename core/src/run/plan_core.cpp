@@ -39,6 +39,22 @@ std::string dump(const nlohmann::json& doc) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+/// One `complete` call on an llm instance: the reply's text blocks joined, or why there is none.
+tl::expected<paper::model_answer, std::string> ask_model(core::plugin_instance& model, const std::string& system,
+                                                         const std::string& user) {
+  const nlohmann::json request = {{"system", system},
+                                  {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", user}}}}}}},
+                                  {"max_tokens", 512},
+                                  {"temperature", 0.0}};
+  auto response = model.call("complete", request);
+  if (!response) return tl::unexpected("the model call failed: " + response.error().message);
+  paper::model_answer answer;
+  answer.model = response->value("model", std::string());
+  for (const auto& block : response->value("content", nlohmann::json::array()))
+    if (block.is_object() && block.value("type", std::string()) == "text") answer.text += block.value("text", "");
+  return answer;
+}
+
 }  // namespace
 
 core::result<std::string> normalise_arch(const std::string& given) {
@@ -98,6 +114,12 @@ core::result<plan_outputs> make_plan(const plan_request& request) {
   planning::plan_inputs in;
   in.fp = &out.fp;
   in.paper = paper_in ? &paper_in->doc : nullptr;
+  if (request.paper_model != nullptr) {
+    in.paper_model = [model = request.paper_model](const std::string& system, const std::string& user) {
+      return ask_model(*model, system, user);
+    };
+    in.paper_model_instance = paper_rank_instance;
+  }
   in.tree = request.tree;
   in.arch = request.arch;
   in.ranking = *ranking;

@@ -29,6 +29,9 @@ std::filesystem::path default_cache_dir();
 /// --state-dir default: $R2R_STATE_DIR, $XDG_STATE_HOME/repo2rocm, ~/.local/state/repo2rocm.
 std::filesystem::path default_state_dir();
 
+/// The pipeline instance that ranks a paper's tied candidates (docs/mode2-paper.md), when declared.
+inline constexpr const char* paper_rank_instance = "paper-rank";
+
 /// Calls `rank` on `ranker` (the pipeline's rank stage).
 core::result<nlohmann::json> rank_images(core::plugin_instance& ranker, const nlohmann::json& request);
 
@@ -41,8 +44,9 @@ struct plan_request {
   std::string base_image;      // override; empty: the ranker's choice
   std::filesystem::path state_dir;
   core::plugin_instance* ranker = nullptr;  // the pipeline's rank stage (borrowed); null: a config error
-  std::string paper;              // --paper FILE or URL; empty: none (the Mode 2 target comes from the README)
-  std::filesystem::path earlier;  // may hold an earlier download of a paper URL (RUN_DIR; paper_source.hpp)
+  std::string paper;  // --paper FILE or URL; empty: none (the Mode 2 target comes from the README)
+  core::plugin_instance* paper_model = nullptr;  // the pipeline's `paper-rank` llm instance (borrowed); null: none
+  std::filesystem::path earlier;             // may hold an earlier download of a paper URL (RUN_DIR; paper_source.hpp)
   std::vector<planning::intake_note> notes;  // intake_result::notes
   std::string content_hash;                  // intake_result::content_hash
 };
