@@ -231,6 +231,14 @@ TEST(PaperFetch, TheSizeCapStopsTheStreamNotTheFinishedDownload) {
   EXPECT_EQ(small->bytes.size(), 512u << 10);
 }
 
+TEST(PaperFetch, ATlsFailureIsNamedAsOne) {
+  loopback_server server;  // speaks plain HTTP, so a TLS handshake with it fails
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port()) + "/p.pdf";
+  const auto got = r2r::paper::fetch_paper(url);
+  ASSERT_FALSE(got);
+  EXPECT_THAT(got.error().message, HasSubstr("TLS error"));
+}
+
 TEST(PaperFetch, MoreThanFiveRedirectsAreRefused) {
   loopback_server server;
   server.set_handler([](const recorded_request& req) {
