@@ -13,6 +13,7 @@
 #include <loopback_server.hpp>
 #include <r2r/paper/fetch.hpp>
 #include <r2r/report/sha256.hpp>
+#include <test_helpers.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -237,6 +238,19 @@ TEST(PaperFetch, ATlsFailureIsNamedAsOne) {
   const auto got = r2r::paper::fetch_paper(url);
   ASSERT_FALSE(got);
   EXPECT_THAT(got.error().message, HasSubstr("TLS error"));
+}
+
+TEST(PaperFetch, TheProxyVariablesAreHonoured) {
+  loopback_server proxy;  // answers as an HTTP proxy would: the request line names the target
+  proxy.enqueue(served("%PDF-1.4 through the proxy", "application/pdf"));
+  r2r::testing::scoped_env http_proxy("http_proxy", proxy.base_url());
+  r2r::testing::scoped_env no_proxy("no_proxy", "");
+  r2r::testing::scoped_env upper_no_proxy("NO_PROXY", "");
+  const auto got = r2r::paper::fetch_paper("http://papers.example.invalid/p.pdf");
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(got->bytes, "%PDF-1.4 through the proxy");
+  ASSERT_EQ(proxy.request_count(), 1u);
+  EXPECT_EQ(proxy.requests().front().header("host"), "papers.example.invalid");
 }
 
 TEST(PaperFetch, MoreThanFiveRedirectsAreRefused) {
