@@ -60,7 +60,7 @@ const std::vector<command>& commands() {
        &r2r::cli::run_sandbox_doctor},
       {"plan",
        "repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF] [--pipeline FILE] "
-       "[--cache-dir DIR] [--state-dir DIR] [--paper FILE] [--json]",
+       "[--cache-dir DIR] [--state-dir DIR] [--paper FILE|URL] [--json]",
        "Clone or open SOURCE (URL or local git repository) at --commit (SHA, tag or branch; default: the\n"
        "default branch), fingerprint it, rank ROCm base images for --arch with the pipeline's `rank` stage\n"
        "(default: r2r.ranker.jaccard), and write fingerprint.json, plan.json, Dockerfile and repo.tar\n"
@@ -70,8 +70,9 @@ const std::vector<command>& commands() {
        "$R2R_STATE_DIR or ~/.local/state/repo2rocm). A private https repository's token is read from\n"
        "R2R_GIT_TOKEN. Exit 0 when the plan was written (it may still list blocking hazards), 1 when\n"
        "the source could not be read or planning failed, 2 for usage errors (missing path, unknown commit).\n"
-       "--paper FILE (PDF, .txt, .md or .tex) takes the Mode 2 target from the paper's results when one\n"
-       "is tied to the workload by name; the plan lists the candidates otherwise (docs/mode2-paper.md).",
+       "--paper FILE|URL (PDF, .txt, .md or .tex; an http(s) URL is downloaded into OUT/paper/) takes the\n"
+       "Mode 2 target from the paper's results when one is tied to the workload by name; the plan lists\n"
+       "the candidates otherwise (docs/mode2-paper.md).",
        {"commit", "arch", "out", "base-image", "pipeline", "cache-dir", "state-dir", "paper"},
        &r2r::cli::run_plan},
       {"llm ping",
@@ -99,7 +100,7 @@ const std::vector<command>& commands() {
        &r2r::cli::run_port},
       {"run",
        "repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] [--commit REF] "
-       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--paper FILE] [--until STAGE] [--json]",
+       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--paper FILE|URL] [--until STAGE] [--json]",
        "Make SOURCE (URL or local git repository) run on ROCm and verify it: intake, plan, port (hipify,\n"
        "hazard scan, hipcc build check), environment (the plan's image, built in the sandbox: Docker when an\n"
        "engine answers, else bubblewrap), execute, verify, bundle, in --run-dir (default\n"
@@ -204,8 +205,8 @@ int main(int argc, char** argv) {
       "run: run directory (an existing one is resumed); execute: new or empty run directory")(
       "plan", po::value<std::string>(), "execute, verify-evidence: plan.json of the run")(
       "paper", po::value<std::string>(),
-      "plan, run: the paper (PDF, .txt, .md, .tex) whose results give the Mode 2 target")(
-      "workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
+      "plan, run: the paper (PDF, .txt, .md, .tex; a path or an http(s) URL) whose results give the Mode 2 "
+      "target")("workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
       "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
       "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)")(
       "until", po::value<std::string>(), "run: the last stage to run (intake, plan, port, environment, ...)");

@@ -10,6 +10,7 @@
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
+#include <r2r/paper/fetch.hpp>
 #include <r2r/planning/intake.hpp>
 
 #include <unistd.h>
@@ -26,6 +27,10 @@ int run_plan(const cli_context& ctx) {
         core::error{core::phase::usage,
                     "usage: repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF]"},
         exit_usage);
+  }
+  if (const std::string paper = ctx.option("paper"); paper::looks_like_url(paper)) {
+    if (auto refused = paper::refused_scheme(paper); !refused.empty())
+      return report_error(ctx, core::error{core::phase::usage, refused}, exit_usage);
   }
   auto arch = run::normalise_arch(ctx.option("arch"));
   if (!arch) return report_error(ctx, arch.error(), exit_usage);
@@ -47,7 +52,8 @@ int run_plan(const cli_context& ctx) {
                         exit_usage);
   core::pipeline_config ranking = *parsed.config;
   std::erase_if(ranking.stages, [](const core::pipeline_stage& s) { return s.stage != "rank"; });
-  ranking.instances.clear();
+  // Only the instance that ranks a paper's candidates is kept (docs/mode2-paper.md).
+  std::erase_if(ranking.instances, [](const auto& entry) { return entry.first != run::paper_rank_instance; });
   auto session = run::open_port_session(
       ctx.search_path(ranking.search_paths, ctx.pipeline.empty() ? std::string() : ranking.file.parent_path().string()),
       ranking);
@@ -65,7 +71,9 @@ int run_plan(const cli_context& ctx) {
   request.state_dir =
       ctx.option("state-dir").empty() ? run::default_state_dir() : std::filesystem::path(ctx.option("state-dir"));
   request.ranker = session->session->stages().empty() ? nullptr : session->session->stages().front().instance;
-  if (!ctx.option("paper").empty()) request.paper = std::filesystem::absolute(ctx.option("paper"));
+  request.paper_model = session->session->resolve(run::paper_rank_instance);
+  if (const std::string paper = ctx.option("paper"); !paper.empty())
+    request.paper = paper::looks_like_url(paper) ? paper : std::filesystem::absolute(paper).string();
   auto planned = run::make_plan(request);
   if (!planned)
     return report_error(ctx, planned.error(), planned.error().where == core::phase::config ? exit_usage : exit_error);

@@ -7,6 +7,7 @@
 #include "plan_core.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
+#include <r2r/paper/fetch.hpp>
 #include <r2r/run/engine.hpp>
 
 #include <unistd.h>
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* run_usage =
     "usage: repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] "
-    "[--commit REF] [--base-image REF] [--paper FILE] [--until STAGE] [--json]";
+    "[--commit REF] [--base-image REF] [--paper FILE|URL] [--until STAGE] [--json]";
 
 int usage_error(const cli_context& ctx, const std::string& message) {
   return report_error(ctx, core::error{core::phase::usage, message + "\n" + run_usage}, exit_usage);
@@ -53,7 +54,11 @@ int run_run(const cli_context& ctx) {
   o.cache_dir = ctx.option("cache-dir").empty() ? run::default_cache_dir() : fs::path(ctx.option("cache-dir"));
   o.state_dir = ctx.option("state-dir").empty() ? run::default_state_dir() : fs::path(ctx.option("state-dir"));
   if (!ctx.option("run-dir").empty()) o.run_dir = fs::absolute(ctx.option("run-dir")).lexically_normal();
-  if (!ctx.option("paper").empty()) o.paper = fs::absolute(ctx.option("paper")).lexically_normal();
+  if (const std::string paper = ctx.option("paper"); paper::looks_like_url(paper)) {
+    if (auto refused = paper::refused_scheme(paper); !refused.empty()) return usage_error(ctx, refused);
+  }
+  if (const std::string paper = ctx.option("paper"); !paper.empty())
+    o.paper = paper::looks_like_url(paper) ? fs::path(paper) : fs::absolute(paper).lexically_normal();
   e.last_stage = ctx.option("until");
 
   // The pipeline: --pipeline FILE, else the built-in copy of configs/pipelines/run.json (mode 2:

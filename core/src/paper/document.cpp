@@ -22,8 +22,8 @@ load_result<document> load_paper(const std::filesystem::path& path) {
   const std::string shown = path.string();
   if (shown.find("://") != std::string::npos)
     return tl::unexpected(load_error{"paper '" + shown +
-                                     "': a URL; this build reads local files only (runs may have no network): "
-                                     "download the paper and pass its path to --paper"});
+                                     "': a URL, not a file; load_paper reads files: download the paper first "
+                                     "(`--paper URL` does, with limits: paper/fetch.hpp)"});
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     return tl::unexpected(load_error{"paper '" + shown + "': not a readable regular file (" +

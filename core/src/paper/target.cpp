@@ -57,6 +57,7 @@ std::string list_of(const std::vector<candidate>& cands, const std::vector<std::
 
 void tie_context::add(const std::string& source, const std::string& where) {
   text += lower(source) + "\n";
+  sources.emplace_back(where, source);
   std::vector<std::string> parts;
   std::string cur;
   for (std::size_t i = 0; i <= source.size(); ++i) {

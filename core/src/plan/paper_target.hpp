@@ -5,6 +5,7 @@
 #pragma once
 
 #include <r2r/paper/document.hpp>
+#include <r2r/paper/rank.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +21,11 @@ struct paper_target {
 };
 
 /// Reads nothing but `tree` (the workload's config files and README, see paper/target.hpp).
+/// `model`, when set, is asked to rank the candidates when the deterministic tie leaves several
+/// tied and no target (paper/rank.hpp); its pick is taken only when tied, and its failure or a
+/// malformed reply leaves the deterministic result with a note. plan.paper.ranking records it.
 paper_target plan_paper_target(const paper::document& doc, const std::filesystem::path& tree,
-                               const nlohmann::json& workload);
+                               const nlohmann::json& workload, const paper::model_call& model = {},
+                               const std::string& instance = {});
 
 }  // namespace r2r::planning

@@ -515,7 +515,7 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
   plan["validation"] = checks;
   json note;
   if (in.paper != nullptr) {
-    auto target = plan_paper_target(*in.paper, in.tree, plan["workload"]);
+    auto target = plan_paper_target(*in.paper, in.tree, plan["workload"], in.paper_model, in.paper_model_instance);
     plan["paper"] = std::move(target.section);
     plan["metric"] = std::move(target.metric);
     plan["metric_note"] = target.note;

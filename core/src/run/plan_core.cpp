@@ -39,6 +39,22 @@ std::string dump(const nlohmann::json& doc) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+/// One `complete` call on an llm instance: the reply's text blocks joined, or why there is none.
+tl::expected<paper::model_answer, std::string> ask_model(core::plugin_instance& model, const std::string& system,
+                                                         const std::string& user) {
+  const nlohmann::json request = {{"system", system},
+                                  {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", user}}}}}}},
+                                  {"max_tokens", 512},
+                                  {"temperature", 0.0}};
+  auto response = model.call("complete", request);
+  if (!response) return tl::unexpected("the model call failed: " + response.error().message);
+  paper::model_answer answer;
+  answer.model = response->value("model", std::string());
+  for (const auto& block : response->value("content", nlohmann::json::array()))
+    if (block.is_object() && block.value("type", std::string()) == "text") answer.text += block.value("text", "");
+  return answer;
+}
+
 }  // namespace
 
 core::result<std::string> normalise_arch(const std::string& given) {
@@ -89,15 +105,21 @@ core::result<plan_outputs> make_plan(const plan_request& request) {
                       "the pipeline has no `rank` stage; add one (e.g. configs/pipelines/plan.json)");
   auto ranking = rank_images(*request.ranker, rank_request);
   if (!ranking) return tl::unexpected(ranking.error());
-  std::optional<paper::document> paper_doc;
+  std::optional<paper_input> paper_in;
   if (!request.paper.empty()) {
-    auto loaded = paper::load_paper(request.paper);
-    if (!loaded) return core::fail(core::phase::io, loaded.error().message, {}, request.paper.string());
-    paper_doc = std::move(*loaded);
+    auto resolved = resolve_paper(request.paper, request.earlier);
+    if (!resolved) return tl::unexpected(resolved.error());
+    paper_in = std::move(*resolved);
   }
   planning::plan_inputs in;
   in.fp = &out.fp;
-  in.paper = paper_doc ? &*paper_doc : nullptr;
+  in.paper = paper_in ? &paper_in->doc : nullptr;
+  if (request.paper_model != nullptr) {
+    in.paper_model = [model = request.paper_model](const std::string& system, const std::string& user) {
+      return ask_model(*model, system, user);
+    };
+    in.paper_model_instance = paper_rank_instance;
+  }
   in.tree = request.tree;
   in.arch = request.arch;
   in.ranking = *ranking;
@@ -105,6 +127,10 @@ core::result<plan_outputs> make_plan(const plan_request& request) {
   in.notes = request.notes;
   in.content_hash = request.content_hash;
   out.plan = planning::build_plan(in, k);
+  if (paper_in && out.plan.contains("paper")) {
+    out.plan["paper"].update(paper_in->provenance);
+    out.paper = std::move(paper_in->kept);
+  }
   out.fingerprint_json = planning::to_json(out.fp);
   for (auto check :
        {check_schema("fingerprint.schema.json", out.fingerprint_json), check_schema("plan.schema.json", out.plan)}) {
@@ -124,6 +150,7 @@ core::result<void> write_plan_files(const std::filesystem::path& out, const plan
         write_text(out / "Dockerfile", planning::render_dockerfile(outputs.plan)), export_tree(tree, out)}) {
     if (!written) return written;
   }
+  if (outputs.paper) return write_kept_paper(out, *outputs.paper);
   return {};
 }
 

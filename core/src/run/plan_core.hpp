@@ -5,6 +5,8 @@
 // THREADING: one thread; the ranker instance is borrowed from the caller's pipeline session.
 #pragma once
 
+#include "paper_source.hpp"
+
 #include <r2r/core/error.hpp>
 #include <r2r/core/plugin_instance.hpp>
 #include <r2r/planning/fingerprint.hpp>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace r2r::run {
@@ -26,6 +29,9 @@ std::filesystem::path default_cache_dir();
 /// --state-dir default: $R2R_STATE_DIR, $XDG_STATE_HOME/repo2rocm, ~/.local/state/repo2rocm.
 std::filesystem::path default_state_dir();
 
+/// The pipeline instance that ranks a paper's tied candidates (docs/mode2-paper.md), when declared.
+inline constexpr const char* paper_rank_instance = "paper-rank";
+
 /// Calls `rank` on `ranker` (the pipeline's rank stage).
 core::result<nlohmann::json> rank_images(core::plugin_instance& ranker, const nlohmann::json& request);
 
@@ -37,8 +43,10 @@ struct plan_request {
   std::string arch;            // normalised (normalise_arch); may be empty
   std::string base_image;      // override; empty: the ranker's choice
   std::filesystem::path state_dir;
-  core::plugin_instance* ranker = nullptr;   // the pipeline's rank stage (borrowed); null: a config error
-  std::filesystem::path paper;               // --paper; empty: none (the Mode 2 target comes from the README)
+  core::plugin_instance* ranker = nullptr;  // the pipeline's rank stage (borrowed); null: a config error
+  std::string paper;  // --paper FILE or URL; empty: none (the Mode 2 target comes from the README)
+  core::plugin_instance* paper_model = nullptr;  // the pipeline's `paper-rank` llm instance (borrowed); null: none
+  std::filesystem::path earlier;             // may hold an earlier download of a paper URL (RUN_DIR; paper_source.hpp)
   std::vector<planning::intake_note> notes;  // intake_result::notes
   std::string content_hash;                  // intake_result::content_hash
 };
@@ -46,14 +54,16 @@ struct plan_request {
 struct plan_outputs {
   planning::fingerprint fp;
   nlohmann::json fingerprint_json;
-  nlohmann::json plan;  // valid against plan.schema.json
+  nlohmann::json plan;              // valid against plan.schema.json
+  std::optional<kept_paper> paper;  // a downloaded paper, written beside the plan as paper/NAME
 };
 
 /// Fingerprint, rank, plan; both documents are checked against their schemas. A paper that cannot
 /// be read (encrypted, image-only, truncated, not a paper) is an io error naming the problem.
 core::result<plan_outputs> make_plan(const plan_request& request);
 
-/// Writes fingerprint.json, plan.json, Dockerfile and repo.tar (`tree` without .git) into `out`.
+/// Writes fingerprint.json, plan.json, Dockerfile, repo.tar (`tree` without .git) and a downloaded
+/// paper (paper/) into `out`.
 core::result<void> write_plan_files(const std::filesystem::path& out, const plan_outputs& outputs,
                                     const std::filesystem::path& tree);
 

@@ -88,7 +88,10 @@ stage_result run_plan_stage(run_context& ctx) {
   request.state_dir = ctx.options.state_dir;
   for (const auto& m : ctx.session->stages())
     if (m.stage->stage == "rank" && request.ranker == nullptr) request.ranker = m.instance;
-  request.paper = ctx.options.paper;
+  request.paper = ctx.options.paper.string();
+  request.earlier = ctx.run_dir;
+  request.paper_model =
+      ctx.session->resolve(paper_rank_instance);  // a resumed run reads the paper it downloaded before
   request.content_hash = ctx.intake.value("content_hash", "");
   for (const auto& n : ctx.intake.value("notes", json::array()))
     request.notes.push_back({n.value("kind", ""), n.value("path", ""), n.value("detail", "")});

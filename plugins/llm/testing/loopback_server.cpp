@@ -65,6 +65,18 @@ struct loopback_server::impl {
     if (out.delay.count() > 0) pause(out.delay);
     res.status = out.status;
     for (const auto& [name, value] : out.headers) res.set_header(name, value);
+    if (out.chunked) {
+      const std::string body = out.body;
+      res.set_chunked_content_provider(out.content_type.c_str(), [body](std::size_t offset, httplib::DataSink& sink) {
+        if (offset >= body.size()) {
+          sink.done();
+          return true;
+        }
+        const std::size_t n = std::min<std::size_t>(64 * 1024, body.size() - offset);
+        return sink.write(body.data() + offset, n);
+      });
+      return;
+    }
     if (!out.cut_after_bytes) {
       res.set_content(out.body, out.content_type.c_str());
       return;
@@ -86,6 +98,7 @@ struct loopback_server::impl {
 loopback_server::loopback_server() : impl_(std::make_unique<impl>()) {
   auto* self = impl_.get();
   self->server.Post(R"(.*)", [self](const httplib::Request& req, httplib::Response& res) { self->serve(req, res); });
+  self->server.Get(R"(.*)", [self](const httplib::Request& req, httplib::Response& res) { self->serve(req, res); });
   self->server.set_keep_alive_max_count(100);
   self->port = self->server.bind_to_any_port("127.0.0.1");
   if (self->port <= 0) throw std::runtime_error("loopback_server: cannot bind 127.0.0.1");

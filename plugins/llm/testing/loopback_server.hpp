@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A real HTTP/1.1 server on 127.0.0.1 for tests (cpp-httplib underneath): it records every request
 // and answers each with the next scripted response, or with what a handler computes. Tests use it
-// to speak a provider's wire format over real sockets.
+// to speak a provider's wire format over real sockets (POST), or to serve downloads (GET).
 // THREADING: the server runs on its own threads; every public member is safe to call from the
 // test thread while it runs. The destructor stops it, cutting short any scripted delay.
 #pragma once
@@ -40,6 +40,7 @@ struct scripted_response {
   std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds delay{0};          // wait before answering
   std::optional<std::size_t> cut_after_bytes;  // declare the full length, send this many bytes, drop the connection
+  bool chunked = false;  // no Content-Length: the body goes out in 64 KiB chunks (a client cannot size it first)
 
   static scripted_response json(int status, const nlohmann::json& body) {
     scripted_response r;
@@ -63,7 +64,7 @@ class loopback_server {
   /// "http://127.0.0.1:<port>" plus `suffix` (for example "/v1").
   std::string base_url(const std::string& suffix = "") const;
 
-  /// Responses served in order to the next POSTs (before any handler).
+  /// Responses served in order to the next POSTs and GETs (before any handler).
   void enqueue(scripted_response response);
   /// Computes responses once the queue is empty. Without one, an unscripted POST gets a 418 (a 4xx,
   /// never retried) whose body says so, and the test fails on the unexpected request count.

@@ -25,6 +25,7 @@ struct tie_context {
   std::string command;
   std::map<std::string, std::string> names;  // squashed name -> "the command", "configs/a.yaml", "README.md:12"
   std::string text;                          // all sources, lower case (for metric mentions)
+  std::vector<std::pair<std::string, std::string>> sources;  // where, text as read (for a ranking prompt)
   void add(const std::string& text, const std::string& where);
 };
 

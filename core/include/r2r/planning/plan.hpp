@@ -14,6 +14,7 @@
 #pragma once
 
 #include <r2r/paper/document.hpp>
+#include <r2r/paper/rank.hpp>
 #include <r2r/planning/fingerprint.hpp>
 #include <r2r/planning/intake.hpp>
 #include <r2r/planning/knowledge.hpp>
@@ -33,6 +34,8 @@ struct plan_inputs {
   std::string base_image_override;         // --base-image; empty: the top candidate
   const paper::document* paper = nullptr;  // --paper, loaded; null: none (borrowed for the call)
   std::filesystem::path tree;              // the checked-out repository, read for the paper's tie
+  paper::model_call paper_model;           // the pipeline's `paper-rank` llm instance; empty: none
+  std::string paper_model_instance;        // its instance name, for the plan
   std::vector<intake_note> notes;          // from the intake: plan.json `notes` and a hazard each
   std::string content_hash;                // a plain directory's content hash (intake_result::content_hash)
 };

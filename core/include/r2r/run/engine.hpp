@@ -33,7 +33,7 @@ struct run_options {
   std::filesystem::path run_dir;    // --run-dir (absolute); empty: runs/<repo>-<commit12>-<utc>
   std::filesystem::path cache_dir;  // clones
   std::filesystem::path state_dir;  // image failures, the bundle key
-  std::filesystem::path paper;      // --paper (absolute); empty: none
+  std::filesystem::path paper;      // --paper: a file (absolute) or an http(s) URL as given; empty: none
 };
 
 /// The stages of a run, in order, for `mode` (mode 0: intake, plan, environment, execute, where
