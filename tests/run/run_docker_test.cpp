@@ -118,9 +118,11 @@ TEST_F(RunMode0, AFailingReadmeStepIsTheBaselinesFindingExit3) {
   EXPECT_EQ(steps["ran"], 2);
   EXPECT_EQ(steps["failed"]["index"], 3);
 
-  // A missing base image is an actionable environment failure, never a pull.
+  // Under --no-pull a missing base image is an actionable environment failure, never a pull
+  // (run_pull_test pulls one from a test registry).
   const auto missing = run_process(r2r::test::run_command(
-      tmp.path(), "'" + repo.string() + "' --mode 0 --json --base-image local/not-here:1", dockerd->socket()));
+      tmp.path(), "'" + repo.string() + "' --mode 0 --json --no-pull --base-image local/not-here:1",
+      dockerd->socket()));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.out, HasSubstr("images are never pulled"));
 }

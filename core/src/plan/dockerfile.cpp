@@ -32,7 +32,12 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
       d << "# base: " << r.get<std::string>() << "\n";
   }
   const std::string ref = base.value("ref", "");
-  d << "FROM " << (ref.empty() ? "scratch" : ref) << "\n\n";
+  // base_image.pinned ("repo@sha256:…"): set by the run's environment stage from the image it
+  // found or pulled, so a rebuild gets the same bytes as the run.
+  const std::string pinned =
+      base.contains("pinned") && base["pinned"].is_string() ? base["pinned"].get<std::string>() : "";
+  if (!pinned.empty() && pinned != ref) d << "# base: " << ref << ", pinned to the digest the run used\n";
+  d << "FROM " << (!pinned.empty() ? pinned : ref.empty() ? "scratch" : ref) << "\n\n";
   d << "LABEL org.opencontainers.image.source=" << quoted(repo.value("url", ""))
     << " org.opencontainers.image.revision=" << quoted(commit)
     << " dev.repo2rocm.arch=" << quoted(plan.value("arch", "")) << "\n";

@@ -549,7 +549,7 @@ nlohmann::json docker_sandbox::image_inspect(const nlohmann::json& request) {
 }
 
 nlohmann::json docker_sandbox::ensure_image(const std::string& image, const std::function<bool()>& should_stop,
-                                            bool& pulled) {
+                                            bool& pulled, std::vector<std::string>* events) {
   pulled = false;
   if (auto found = engine_.inspect_image(image)) return *found;
   if (cfg_.no_pull) {
@@ -583,11 +583,12 @@ nlohmann::json docker_sandbox::ensure_image(const std::string& image, const std:
   engine_.pull_image(
       image, auth,
       [&](const nlohmann::json& message) {
-        const auto events = progress.feed(message);
+        const auto lines = progress.feed(message);
+        if (events != nullptr) events->insert(events->end(), lines.begin(), lines.end());
         if (terminal) {
-          draw(!events.empty());
+          draw(!lines.empty());
         } else {
-          for (const auto& e : events) R2R_LOG(host_, info, "pull " << image << ": " << e);
+          for (const auto& e : lines) R2R_LOG(host_, info, "pull " << image << ": " << e);
         }
       },
       should_stop);
@@ -605,12 +606,14 @@ nlohmann::json docker_sandbox::image_pull(const nlohmann::json& request, sdk::ca
   if (name.empty()) throw sdk::invalid_argument("image_pull: \"image\" is required (a reference such as repo:tag)");
   engine_.ping();
   bool pulled = false;
+  std::vector<std::string> events;
   const auto image = ensure_image(
-      name, [&ctx] { return ctx.cancelled(); }, pulled);
+      name, [&ctx] { return ctx.cancelled(); }, pulled, &events);
   return {{"image", name},
           {"id", image.value("Id", std::string())},
           {"digest", pinned_digest(image, name)},
-          {"pulled", pulled}};
+          {"pulled", pulled},
+          {"progress", events}};
 }
 
 nlohmann::json docker_sandbox::image_build(const build_request& request) {
