@@ -54,6 +54,12 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
   }
   for (const auto& step : plan.at("install_steps")) {
     d << "\n# " << step.value("id", "") << ": " << step.value("reason", "") << "\n";
+    // "args" (the bundle's executor installs): build-time configuration of this step, such as the
+    // package index it used; a null value is declared for the builder to pass (--build-arg).
+    if (const auto args = step.find("args"); args != step.end() && args->is_object()) {
+      for (const auto& [name, value] : args->items())
+        d << "ARG " << name << (value.is_string() ? "=" + quoted(value.get<std::string>()) : std::string()) << "\n";
+    }
     d << "RUN " << step.at("command").get<std::string>() << "\n";
   }
   d << "\n";
