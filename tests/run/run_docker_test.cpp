@@ -152,6 +152,11 @@ TEST_F(RunMode0, ModeOneEndsNoRocmDeviceWithACompleteVerifiableBundle) {
   EXPECT_EQ(finished["environment"]["results"]["engine"], "docker");
   EXPECT_EQ(finished["execute"]["status"], "ok") << finished["execute"].dump();
   EXPECT_EQ(finished["verify"]["results"]["verdict"], "no_device");
+  // The verdict is given on the image rebuilt from the bundle's Dockerfile, where the workload
+  // that exited 0 for the executor exits 0 again.
+  EXPECT_EQ(finished["verify"]["results"]["environment"], "rebuilt") << finished["verify"].dump();
+  EXPECT_EQ(finished["verify"]["results"]["environment_probe"]["exit_code"], 0) << finished["verify"].dump();
+  EXPECT_THAT(finished["verify"]["results"]["environment_image"].get<std::string>(), HasSubstr("sha256:"));
   EXPECT_EQ(finished["bundle"]["status"], "ok") << finished["bundle"].dump();
 
   // The playbook ran the plan's install steps and the workload in the container; the success

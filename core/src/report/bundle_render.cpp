@@ -119,3 +119,12 @@ std::vector<std::string> parse_environment(std::string_view text) {
 }
 
 }  // namespace r2r::report::detail
+
+namespace r2r::report {
+
+std::string render_bundle_dockerfile(const nlohmann::json& plan, const std::vector<nlohmann::json>& trajectory,
+                                     bool with_patch) {
+  return detail::render_bundle_dockerfile(plan, trajectory, with_patch);
+}
+
+}  // namespace r2r::report

@@ -98,7 +98,8 @@ void docker_engine::pull_image(const std::string& ref, const std::string& auth,
 }
 
 std::string docker_engine::build_image(const std::filesystem::path& context_tar, const std::string& tag,
-                                       const std::map<std::string, std::string>& labels) const {
+                                       const std::map<std::string, std::string>& labels,
+                                       const build_options& options) const {
   unix_http::stream_options o;
   o.upload_file = context_tar;
   o.content_type = "application/x-tar";
@@ -120,11 +121,26 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
       if (j.contains("aux") && j["aux"].is_object() && j["aux"].contains("ID")) image_id = j["aux"]["ID"];
     }
   };
-  const std::string query = "/build?t=" + url_encode(tag) +
-                            "&rm=1&forcerm=1&networkmode=none&labels=" + url_encode(nlohmann::json(labels).dump());
+  std::string query = "/build?t=" + url_encode(tag) + "&rm=1&forcerm=1&networkmode=" + url_encode(options.network) +
+                      "&labels=" + url_encode(nlohmann::json(labels).dump());
+  if (!options.build_args.empty()) query += "&buildargs=" + url_encode(nlohmann::json(options.build_args).dump());
+  if (options.nocache) query += "&nocache=1";
   const auto r = http_.stream("POST", query, o);
   if (r.status != 200) http_failure("build " + tag, {r.status, r.error_body});
-  if (!error.empty()) throw sdk::failed("build " + tag + " failed: " + error + "\nbuild log:\n" + log);
+  if (!error.empty()) {
+    // The classic builder announces each instruction as "Step N/M : INSTRUCTION"; the last one
+    // announced is the one that failed.
+    std::string step;
+    for (auto at = log.rfind("Step "); at != std::string::npos;
+         at = at == 0 ? std::string::npos : log.rfind("Step ", at - 1)) {
+      if (at == 0 || log[at - 1] == '\n') {
+        step = log.substr(at, log.find('\n', at) == std::string::npos ? std::string::npos : log.find('\n', at) - at);
+        break;
+      }
+    }
+    throw sdk::failed("build " + tag + " failed" + (step.empty() ? std::string() : " at " + step) + ": " + error +
+                      "\nbuild log:\n" + log);
+  }
   if (image_id.empty()) {  // engines that do not send aux.ID: ask for the tag
     const auto image = inspect_image(tag);
     if (!image) throw sdk::failed("build " + tag + " reported success but the image is missing\n" + log);

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 #include <random>
 #include <regex>
@@ -619,6 +620,7 @@ nlohmann::json docker_sandbox::image_pull(const nlohmann::json& request, sdk::ca
 nlohmann::json docker_sandbox::image_build(const build_request& request) {
   require_engine();
   const auto l = labels("built", "1");
+  if (!request.context_dir.empty()) return build_context(request, l);
   const std::string dockerfile = generate_dockerfile(request, l);
   std::map<std::string, std::string> context{{"Dockerfile", dockerfile}};
   for (const auto& [name, content] : request.files) context["files/" + name] = content;
@@ -636,6 +638,40 @@ nlohmann::json docker_sandbox::image_build(const build_request& request) {
   fs::remove(tar);
   built_images_.push_back(id);
   return {{"image", id}, {"tag", tag}, {"dockerfile", dockerfile}};
+}
+
+nlohmann::json docker_sandbox::build_context(const build_request& request,
+                                             const std::map<std::string, std::string>& l) {
+  const fs::path dir = request.context_dir;
+  if (!dir.is_absolute() || !fs::is_regular_file(dir / "Dockerfile"))
+    throw sdk::invalid_argument(
+        "build request: \"context_dir\" must be an absolute directory with a Dockerfile at its "
+        "root; found '" +
+        request.context_dir + "'");
+  docker_engine::build_options options;
+  options.nocache = request.nocache;
+  if (request.network && cfg_.network != "none") {
+    options.network = cfg_.network_mode;
+    options.build_args = sandbox_common::install_env(cfg_.package_index);
+  }
+  for (const auto& [k, v] : request.build_args) options.build_args[k] = v;
+  const std::string tag = request.tag.empty() ? "r2r-build-" + owner_ + ":" + std::to_string(next_id_++) : request.tag;
+  const fs::path tar = state_dir() / ("context-" + std::to_string(next_id_++) + ".tar");
+  std::string id;
+  try {
+    tarball::write_tar(dir, tar, "");
+    id = engine_.build_image(tar, tag, l, options);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tar, ec);
+    throw;
+  }
+  fs::remove(tar);
+  built_images_.push_back(id);
+  std::ifstream in(dir / "Dockerfile", std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return {{"image", id}, {"tag", tag}, {"dockerfile", text.str()}, {"network", options.network}};
 }
 
 }  // namespace r2r::sandbox_docker

@@ -71,6 +71,10 @@ class docker_sandbox {
   /// "repo@sha256:…"; "progress" the pull's per-layer event lines in order (empty: no pull), so a
   /// caller without a terminal can show them as its own events.
   nlohmann::json image_pull(const nlohmann::json& request, sdk::call_context& ctx);
+  /// build_request -> {"image", "tag", "dockerfile"}: the generated form, or with "context_dir"
+  /// the Dockerfile there built as it is (+ "network": the networkmode it had). A context build
+  /// with "network" gets the configured network and package index (as build args) unless the
+  /// policy is "none"; a failure names the failing step.
   nlohmann::json image_build(const build_request& request);
 
   static sdk::method_table<docker_sandbox> methods();
@@ -114,6 +118,7 @@ class docker_sandbox {
   /// container: a sandbox never stays attached.
   exec_outcome exec_with_network(sandbox_record& record, const std::string& sandbox_id, const exec_spec& spec);
   void remove_sandbox(const std::string& id, sandbox_record& record, std::vector<std::string>& removed);
+  nlohmann::json build_context(const build_request& request, const std::map<std::string, std::string>& labels);
 
   config cfg_;
   sdk::host host_;
