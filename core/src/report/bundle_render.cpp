@@ -88,7 +88,18 @@ bool has_commands(std::string_view text) {
 std::string render_bundle_dockerfile(const nlohmann::json& plan_in, const std::vector<nlohmann::json>& trajectory,
                                      bool with_patch) {
   nlohmann::json plan = plan_in;
-  for (const auto& i : successful_installs(trajectory)) {
+  const auto installs = successful_installs(trajectory);
+  // The executor ran the plan's own install steps with the sandbox's index too: its arguments are
+  // declared before the first step, and an ARG holds for every later step of the build.
+  for (const auto& i : installs) {
+    auto args = index_args(i.index);
+    if (args.empty()) continue;
+    auto& steps = plan["install_steps"];
+    if (steps.is_array() && !steps.empty() && steps[0].is_object() && !steps[0].contains("args"))
+      steps[0]["args"] = std::move(args);
+    break;
+  }
+  for (const auto& i : installs) {
     nlohmann::json step{
         {"id", "executor-turn-" + std::to_string(i.turn)},
         {"kind", "pip"},
