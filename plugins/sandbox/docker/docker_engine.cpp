@@ -107,6 +107,7 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
   std::string pending;
   std::string image_id;
   std::string error;
+  std::string last_step;
   o.sink = [&](std::string_view chunk) {  // newline-delimited JSON progress messages
     pending.append(chunk);
     std::size_t nl;
@@ -116,7 +117,18 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
       if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
       const auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded() || !j.is_object()) continue;
-      if (j.contains("stream") && j["stream"].is_string() && log.size() < 16384) log += j["stream"].get<std::string>();
+      if (j.contains("stream") && j["stream"].is_string()) {
+        const std::string text = j["stream"].get<std::string>();
+        if (log.size() < 16384) log += text;
+        // dockerd's classic builder announces each instruction as "Step N/M : …", Podman as
+        // "STEP N/M: …": the last one announced is the one that failed (kept past the log's cap).
+        for (std::size_t at = 0; at < text.size();) {
+          const std::size_t end = std::min(text.find('\n', at), text.size());
+          const std::string announced = text.substr(at, end - at);
+          if (announced.rfind("Step ", 0) == 0 || announced.rfind("STEP ", 0) == 0) last_step = announced;
+          at = end + 1;
+        }
+      }
       if (j.contains("error")) error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
       if (j.contains("aux") && j["aux"].is_object() && j["aux"].contains("ID")) image_id = j["aux"]["ID"];
     }
@@ -128,18 +140,8 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
   const auto r = http_.stream("POST", query, o);
   if (r.status != 200) http_failure("build " + tag, {r.status, r.error_body});
   if (!error.empty()) {
-    // The classic builder announces each instruction as "Step N/M : INSTRUCTION"; the last one
-    // announced is the one that failed.
-    std::string step;
-    for (auto at = log.rfind("Step "); at != std::string::npos;
-         at = at == 0 ? std::string::npos : log.rfind("Step ", at - 1)) {
-      if (at == 0 || log[at - 1] == '\n') {
-        step = log.substr(at, log.find('\n', at) == std::string::npos ? std::string::npos : log.find('\n', at) - at);
-        break;
-      }
-    }
-    throw sdk::failed("build " + tag + " failed" + (step.empty() ? std::string() : " at " + step) + ": " + error +
-                      "\nbuild log:\n" + log);
+    throw sdk::failed("build " + tag + " failed" + (last_step.empty() ? std::string() : " at " + last_step) + ": " +
+                      error + "\nbuild log:\n" + log);
   }
   if (image_id.empty()) {  // engines that do not send aux.ID: ask for the tag
     const auto image = inspect_image(tag);

@@ -137,6 +137,12 @@ docker_sandbox::~docker_sandbox() {
       host_.warn("could not remove image " + image + ": " + e.what());
     }
   }
+  // What a failed build left with this instance's labels (Podman labels its intermediate images).
+  try {
+    for (const auto& image : engine_.images_with_label(cfg_.label + ".owner", owner_)) engine_.remove_image(image);
+  } catch (const std::exception& e) {
+    host_.warn(std::string("could not remove the images a failed build left: ") + e.what());
+  }
   if (!state_dir_.empty()) {
     std::error_code ec;
     fs::remove_all(state_dir_, ec);
