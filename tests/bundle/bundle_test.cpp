@@ -92,6 +92,57 @@ TEST_F(Bundle, DockerfileHasThePlanTheExecutorsInstallsAndThePatch) {
   EXPECT_THAT(d, Not(HasSubstr("failed-install")));  // exited 1 in the trajectory
 }
 
+// A recorded trajectory with the executor's install marks: every allowed install that exited 0
+// is a step, in order, whatever its action type, with the index it used as ARG lines; a failed
+// or denied install, and a plain run, are not; a credentialed index is declared without a value.
+TEST_F(Bundle, EveryMarkedInstallIsAStepInOrderWithItsIndexAsBuildArguments) {
+  auto marked = [](int turn, const std::string& type, const std::string& command, const std::string& decision,
+                   int exit_code, const nlohmann::json& index) {
+    auto rec = nlohmann::json::parse(r2r::test::trajectory_line(turn, type, command, decision, exit_code));
+    rec["install"] = {
+        {"command", type == "install" ? "python3 -m pip install 'pkg-" + std::to_string(turn) + "'" : command},
+        {"index", index}};
+    return rec.dump() + "\n";
+  };
+  const nlohmann::json local_index{{"index_url", "http://10.0.0.5:8080/simple"}};
+  const nlohmann::json secret_index{{"index_url", "https://***@mirror.example/simple"},
+                                    {"extra_index_urls", {"https://pypi.example/simple"}}};
+  {
+    std::ofstream t(inputs_.trajectory, std::ios::app);
+    t << marked(10, "run", "pip install -r requirements.txt", "allow", 0, local_index)
+      << r2r::test::trajectory_line(11, "run", "pip download nothing-marked", "allow", 0)
+      << marked(12, "build_kernel", "pip install broken-wheel", "allow", 1, local_index)
+      << marked(13, "run", "pip install denied-pkg", "deny", 0, local_index)
+      << marked(14, "install", "", "allow", 0, secret_index)
+      << marked(15, "run", "pip install --no-deps late-pkg", "allow", 0, nlohmann::json::object());
+  }
+  const fs::path out = tmp_.path() / "marked";
+  auto written = r2r::report::write_bundle(inputs_, out);
+  ASSERT_TRUE(written) << written.error().to_string();
+  const auto d = slurp(out / "Dockerfile");
+  const auto first = d.find(
+      "ARG PIP_INDEX_URL=\"http://10.0.0.5:8080/simple\"\nARG PIP_TRUSTED_HOST=\"10.0.0.5\"\n"
+      "ARG UV_INDEX_URL=\"http://10.0.0.5:8080/simple\"\nRUN pip install -r requirements.txt\n");
+  const auto second = d.find(
+      "ARG PIP_EXTRA_INDEX_URL=\"https://pypi.example/simple\"\nARG PIP_INDEX_URL\nARG UV_EXTRA_INDEX_URL="
+      "\"https://pypi.example/simple\"\nARG UV_INDEX_URL\nRUN python3 -m pip install 'pkg-14'\n");
+  const auto third = d.find("RUN pip install --no-deps late-pkg\n");
+  ASSERT_NE(first, std::string::npos) << d;
+  ASSERT_NE(second, std::string::npos) << d;
+  ASSERT_NE(third, std::string::npos) << d;
+  EXPECT_LT(d.find("RUN echo executor-install"), first);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, third);
+  EXPECT_THAT(d, Not(HasSubstr("nothing-marked")));
+  EXPECT_THAT(d, Not(HasSubstr("broken-wheel")));
+  EXPECT_THAT(d, Not(HasSubstr("denied-pkg")));
+  EXPECT_THAT(d, Not(HasSubstr("***")));
+  EXPECT_EQ(d.substr(third - 60, 60).find("ARG "), std::string::npos) << "the default index needs no argument";
+  // `repo2rocm verify` renders the same Dockerfile from plan.json and trajectory.jsonl.
+  const auto checked = verify(out);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+}
+
 TEST_F(Bundle, CommandsLogHasHostAndSandboxSidesWithSecretsRedacted) {
   inputs_.host_commands.push_back({"R2R_GIT_TOKEN=ghp_s3cr3t git clone https://bob:hunter2@example.org/r.git", 0, 2});
   ASSERT_TRUE(r2r::report::write_bundle(inputs_, bundle_));

@@ -118,9 +118,11 @@ TEST_F(RunMode0, AFailingReadmeStepIsTheBaselinesFindingExit3) {
   EXPECT_EQ(steps["ran"], 2);
   EXPECT_EQ(steps["failed"]["index"], 3);
 
-  // A missing base image is an actionable environment failure, never a pull.
+  // Under --no-pull a missing base image is an actionable environment failure, never a pull
+  // (run_pull_test pulls one from a test registry).
   const auto missing = run_process(r2r::test::run_command(
-      tmp.path(), "'" + repo.string() + "' --mode 0 --json --base-image local/not-here:1", dockerd->socket()));
+      tmp.path(), "'" + repo.string() + "' --mode 0 --json --no-pull --base-image local/not-here:1",
+      dockerd->socket()));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.out, HasSubstr("images are never pulled"));
 }
@@ -150,6 +152,11 @@ TEST_F(RunMode0, ModeOneEndsNoRocmDeviceWithACompleteVerifiableBundle) {
   EXPECT_EQ(finished["environment"]["results"]["engine"], "docker");
   EXPECT_EQ(finished["execute"]["status"], "ok") << finished["execute"].dump();
   EXPECT_EQ(finished["verify"]["results"]["verdict"], "no_device");
+  // The verdict is given on the image rebuilt from the bundle's Dockerfile, where the workload
+  // that exited 0 for the executor exits 0 again.
+  EXPECT_EQ(finished["verify"]["results"]["environment"], "rebuilt") << finished["verify"].dump();
+  EXPECT_EQ(finished["verify"]["results"]["environment_probe"]["exit_code"], 0) << finished["verify"].dump();
+  EXPECT_THAT(finished["verify"]["results"]["environment_image"].get<std::string>(), HasSubstr("sha256:"));
   EXPECT_EQ(finished["bundle"]["status"], "ok") << finished["bundle"].dump();
 
   // The playbook ran the plan's install steps and the workload in the container; the success

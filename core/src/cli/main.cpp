@@ -100,10 +100,11 @@ const std::vector<command>& commands() {
        &r2r::cli::run_port},
       {"run",
        "repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] [--commit REF] "
-       "[--base-image REF] [--cache-dir DIR] [--state-dir DIR] [--paper FILE|URL] [--until STAGE] [--json]",
+       "[--base-image REF] [--no-pull] [--cache-dir DIR] [--state-dir DIR] [--paper FILE|URL] [--until STAGE] [--json]",
        "Make SOURCE (URL or local git repository) run on ROCm and verify it: intake, plan, port (hipify,\n"
        "hazard scan, hipcc build check), environment (the plan's image, built in the sandbox: Docker when an\n"
-       "engine answers, else bubblewrap), execute, verify, bundle, in --run-dir (default\n"
+       "engine answers, else bubblewrap; a base the engine lacks is pulled and pinned by digest, unless\n"
+       "--no-pull), execute, verify, bundle, in --run-dir (default\n"
        "runs/<repo>-<commit12>-<utc>; an existing one is resumed, completed stages are skipped). Mode 0 runs\n"
        "the README's own commands in the sandbox with no agent, as the baseline. Live progress on a terminal,\n"
        "JSON events on stdout otherwise (--json forces them); always RUN_DIR/events.jsonl. Pipeline: the\n"
@@ -112,7 +113,7 @@ const std::vector<command>& commands() {
        "ROCm device), 3 not verified (mode 0: a README step failed), 4 no ROCm device, 1 error (or a stage\n"
        "not available in this build), 2 usage. See docs/run.md.",
        {"pipeline", "commit", "arch", "base-image", "cache-dir", "state-dir", "mode", "gpu", "run-dir", "paper",
-        "until"},
+        "until", "no-pull"},
        &r2r::cli::run_run},
       {"execute",
        "repo2rocm execute --plan PLAN.json --pipeline FILE --run-dir DIR [--workspace SRC] [--max-turns N] "
@@ -209,7 +210,9 @@ int main(int argc, char** argv) {
       "target")("workspace", po::value<std::string>(), "execute: directory copied into the run's workspace")(
       "max-turns", po::value<std::string>(), "execute: turn cap (default 40)")(
       "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)")(
-      "until", po::value<std::string>(), "run: the last stage to run (intake, plan, port, environment, ...)");
+      "until", po::value<std::string>(), "run: the last stage to run (intake, plan, port, environment, ...)")(
+      "no-pull", po::value<std::string>()->zero_tokens()->implicit_value("1"),
+      "run: never pull the base image; one the engine lacks fails the run (offline hosts)");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;

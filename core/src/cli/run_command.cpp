@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* run_usage =
     "usage: repo2rocm run SOURCE [--mode 0|1|2] [--pipeline FILE] [--gpu N] [--arch GFX] [--run-dir DIR] "
-    "[--commit REF] [--base-image REF] [--paper FILE|URL] [--until STAGE] [--json]";
+    "[--commit REF] [--base-image REF] [--no-pull] [--paper FILE|URL] [--until STAGE] [--json]";
 
 int usage_error(const cli_context& ctx, const std::string& message) {
   return report_error(ctx, core::error{core::phase::usage, message + "\n" + run_usage}, exit_usage);
@@ -36,6 +36,7 @@ int run_run(const cli_context& ctx) {
   o.source = ctx.words[0];
   o.commit = ctx.option("commit");
   o.base_image = ctx.option("base-image");
+  o.no_pull = !ctx.option("no-pull").empty();
   if (const std::string mode = ctx.option("mode"); !mode.empty()) {
     if (mode != "0" && mode != "1" && mode != "2")
       return usage_error(ctx,

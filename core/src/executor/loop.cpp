@@ -52,7 +52,34 @@ struct stage_pair {
   core::plugin_instance* policy = nullptr;
   core::plugin_instance* sandbox = nullptr;
   std::string policy_name;
+  nlohmann::json package_index = nlohmann::json::object();  // the sandbox stage's config "package_index"
 };
+
+/// `url` without the credentials of its userinfo ("https://u:p@host/x" -> "https://***@host/x").
+std::string without_credentials(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const auto host_end = url.find('/', scheme + 3);
+  const auto at = url.rfind('@', host_end == std::string::npos ? url.size() : host_end);
+  if (at == std::string::npos || at < scheme + 3) return url;
+  return url.substr(0, scheme + 3) + "***" + url.substr(at);
+}
+
+/// The index an install exec of this sandbox uses, as the trajectory records it: index_url and
+/// extra_index_urls of the sandbox stage's package_index, credentials removed (proxies are not
+/// part of what was installed and are not recorded).
+nlohmann::json recorded_index(const nlohmann::json& package_index) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!package_index.is_object()) return out;
+  if (const auto u = package_index.find("index_url"); u != package_index.end() && u->is_string() && !u->empty())
+    out["index_url"] = without_credentials(u->get<std::string>());
+  if (const auto e = package_index.find("extra_index_urls"); e != package_index.end() && e->is_array()) {
+    for (const auto& url : *e)
+      if (url.is_string() && !url.empty())
+        out["extra_index_urls"].push_back(without_credentials(url.get<std::string>()));
+  }
+  return out;
+}
 
 core::result<stage_pair> find_stages(core::pipeline_session& session, const std::string& sandbox_stage) {
   stage_pair out;
@@ -63,6 +90,8 @@ core::result<stage_pair> find_stages(core::pipeline_session& session, const std:
     if (m.stage->stage != "sandbox") continue;
     if (sandbox_stage.empty()) ++sandboxes, out.sandbox = m.instance;
     if (!sandbox_stage.empty() && m.stage->name == sandbox_stage) ++sandboxes, out.sandbox = m.instance;
+    if (out.sandbox == m.instance)
+      out.package_index = m.stage->plugin.config.value("package_index", nlohmann::json::object());
   }
   if (!sandbox_stage.empty() && sandboxes == 0) {
     return core::fail(core::phase::config,
@@ -289,12 +318,18 @@ class turn_loop {
       (code == 0 ? o.stdout_text : o.stderr_text) = std::move(text);
       return o;
     };
+    // A package install (an install action, or a run/build_kernel whose command is one) is recorded
+    // as line["install"]: the command as run and the index it used, for the bundle's Dockerfile.
+    auto install = [&](const std::string& command) {
+      line["install"] = {{"command", command}, {"index", recorded_index(stages_.package_index)}};
+      return driver_.exec(command, true);
+    };
     if (type == "run" || type == "build_kernel") {
       const auto command = a.at("command").get<std::string>();
-      return driver_.exec(command, is_package_install(command));
+      return is_package_install(command) ? install(command) : driver_.exec(command);
     }
     if (type == "run_workload") return driver_.exec(a.at("command").get<std::string>());
-    if (type == "install") return driver_.exec(install_command(a), true);
+    if (type == "install") return install(install_command(a));
     if (type == "read_file") return driver_.exec("cat -- " + shell_quote(a.at("path").get<std::string>()));
     if (type == "write_file" || type == "apply_patch") {
       const bool write = type == "write_file";

@@ -32,7 +32,12 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
       d << "# base: " << r.get<std::string>() << "\n";
   }
   const std::string ref = base.value("ref", "");
-  d << "FROM " << (ref.empty() ? "scratch" : ref) << "\n\n";
+  // base_image.pinned ("repo@sha256:…"): set by the run's environment stage from the image it
+  // found or pulled, so a rebuild gets the same bytes as the run.
+  const std::string pinned =
+      base.contains("pinned") && base["pinned"].is_string() ? base["pinned"].get<std::string>() : "";
+  if (!pinned.empty() && pinned != ref) d << "# base: " << ref << ", pinned to the digest the run used\n";
+  d << "FROM " << (!pinned.empty() ? pinned : ref.empty() ? "scratch" : ref) << "\n\n";
   d << "LABEL org.opencontainers.image.source=" << quoted(repo.value("url", ""))
     << " org.opencontainers.image.revision=" << quoted(commit)
     << " dev.repo2rocm.arch=" << quoted(plan.value("arch", "")) << "\n";
@@ -49,6 +54,12 @@ std::string render_dockerfile(const nlohmann::json& plan, const std::string& pat
   }
   for (const auto& step : plan.at("install_steps")) {
     d << "\n# " << step.value("id", "") << ": " << step.value("reason", "") << "\n";
+    // "args" (the bundle's executor installs): build-time configuration of this step, such as the
+    // package index it used; a null value is declared for the builder to pass (--build-arg).
+    if (const auto args = step.find("args"); args != step.end() && args->is_object()) {
+      for (const auto& [name, value] : args->items())
+        d << "ARG " << name << (value.is_string() ? "=" + quoted(value.get<std::string>()) : std::string()) << "\n";
+    }
     d << "RUN " << step.at("command").get<std::string>() << "\n";
   }
   d << "\n";

@@ -22,6 +22,41 @@ std::string redact(const std::string& command) {
   return std::regex_replace(out, userinfo, "$1***@");
 }
 
+/// The host of a plain-http URL (pip refuses one unless it is trusted); "" for any other URL.
+std::string http_host(const std::string& url) {
+  if (url.rfind("http://", 0) != 0) return {};
+  std::string host = url.substr(7, url.find('/', 7) == std::string::npos ? std::string::npos : url.find('/', 7) - 7);
+  if (const auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  return host.substr(0, host.find(':'));
+}
+
+/// The build arguments of one install step: the index it used, as pip and uv read it. A URL
+/// whose credentials were removed ("***@") is declared without a value: the builder passes it
+/// (--build-arg), the file never holds a secret.
+nlohmann::json index_args(const nlohmann::json& index) {
+  nlohmann::json args = nlohmann::json::object();
+  std::string trusted;
+  auto value = [&](const std::string& url) -> nlohmann::json {
+    if (const auto host = http_host(url);
+        !host.empty() && (" " + trusted + " ").find(" " + host + " ") == std::string::npos)
+      trusted += (trusted.empty() ? "" : " ") + host;
+    return url.find("***@") != std::string::npos ? nlohmann::json(nullptr) : nlohmann::json(url);
+  };
+  if (const std::string url = index.value("index_url", std::string()); !url.empty())
+    args["PIP_INDEX_URL"] = args["UV_INDEX_URL"] = value(url);
+  std::string extra;
+  bool secret = false;
+  for (const auto& url : index.value("extra_index_urls", nlohmann::json::array())) {
+    if (!url.is_string()) continue;
+    secret = secret || value(url.get<std::string>()).is_null();
+    extra += (extra.empty() ? "" : " ") + url.get<std::string>();
+  }
+  if (!extra.empty())
+    args["PIP_EXTRA_INDEX_URL"] = args["UV_EXTRA_INDEX_URL"] = secret ? nlohmann::json(nullptr) : nlohmann::json(extra);
+  if (!trusted.empty()) args["PIP_TRUSTED_HOST"] = trusted;
+  return args;
+}
+
 }  // namespace
 
 std::string render_commands_log(const bundle_inputs& in) {
@@ -53,12 +88,25 @@ bool has_commands(std::string_view text) {
 std::string render_bundle_dockerfile(const nlohmann::json& plan_in, const std::vector<nlohmann::json>& trajectory,
                                      bool with_patch) {
   nlohmann::json plan = plan_in;
-  for (const auto& i : successful_installs(trajectory)) {
-    plan["install_steps"].push_back({{"id", "executor-turn-" + std::to_string(i.turn)},
-                                     {"kind", "pip"},
-                                     {"command", i.command},
-                                     {"reason", "installed by the executor at turn " + std::to_string(i.turn) +
-                                                    " (exit 0); see trajectory.jsonl"}});
+  const auto installs = successful_installs(trajectory);
+  // The executor ran the plan's own install steps with the sandbox's index too: its arguments are
+  // declared before the first step, and an ARG holds for every later step of the build.
+  for (const auto& i : installs) {
+    auto args = index_args(i.index);
+    if (args.empty()) continue;
+    auto& steps = plan["install_steps"];
+    if (steps.is_array() && !steps.empty() && steps[0].is_object() && !steps[0].contains("args"))
+      steps[0]["args"] = std::move(args);
+    break;
+  }
+  for (const auto& i : installs) {
+    nlohmann::json step{
+        {"id", "executor-turn-" + std::to_string(i.turn)},
+        {"kind", "pip"},
+        {"command", i.command},
+        {"reason", "installed by the executor at turn " + std::to_string(i.turn) + " (exit 0); see trajectory.jsonl"}};
+    if (auto args = index_args(i.index); !args.empty()) step["args"] = std::move(args);
+    plan["install_steps"].push_back(std::move(step));
   }
   return planning::render_dockerfile(plan, with_patch ? "patch.diff" : "");
 }
@@ -82,3 +130,12 @@ std::vector<std::string> parse_environment(std::string_view text) {
 }
 
 }  // namespace r2r::report::detail
+
+namespace r2r::report {
+
+std::string render_bundle_dockerfile(const nlohmann::json& plan, const std::vector<nlohmann::json>& trajectory,
+                                     bool with_patch) {
+  return detail::render_bundle_dockerfile(plan, trajectory, with_patch);
+}
+
+}  // namespace r2r::report

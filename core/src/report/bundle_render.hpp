@@ -23,8 +23,12 @@ std::string render_commands_log(const bundle_inputs& in);
 /// A commands.log text holds at least one command line (a line neither empty nor a `#` comment).
 bool has_commands(std::string_view commands_log);
 
-/// The planner's Dockerfile plus the executor's successful installs, applying patch.diff when
-/// `with_patch`. Throws nlohmann::json::exception when the plan cannot be rendered.
+/// The planner's Dockerfile plus the executor's successful installs (successful_installs, in
+/// order), each a RUN step preceded by ARG lines naming the index it used (PIP_/UV_INDEX_URL,
+/// PIP_/UV_EXTRA_INDEX_URL, PIP_TRUSTED_HOST for plain-http hosts; a URL that had credentials is
+/// declared without a value), applying patch.diff when `with_patch`. The first index the
+/// executor used is also declared before the plan's first step (the executor ran those with it). Throws
+/// nlohmann::json::exception when the plan cannot be rendered.
 std::string render_bundle_dockerfile(const nlohmann::json& plan, const std::vector<nlohmann::json>& trajectory,
                                      bool with_patch);
 

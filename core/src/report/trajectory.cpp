@@ -64,21 +64,30 @@ std::vector<executed_install> successful_installs(const std::vector<nlohmann::js
   std::vector<executed_install> out;
   for (const auto& rec : trajectory) {
     const auto a = rec.find("action");
-    if (a == rec.end() || !a->is_object() || a->value("type", "") != "install") continue;
+    if (a == rec.end() || !a->is_object()) continue;
+    const auto mark = rec.find("install");
+    const bool marked = mark != rec.end() && mark->is_object();
+    if (!marked && a->value("type", "") != "install") continue;
     const auto d = rec.find("decision");
     if (d != rec.end() && d->is_object() && d->value("decision", "allow") != "allow") continue;
     const auto o = rec.find("observation");
     if (o == rec.end() || !o->is_object() || o->value("timed_out", false)) continue;
     const auto code = o->find("exit_code");
     if (code == o->end() || !code->is_number_integer() || code->get<int>() != 0) continue;
-    std::string command = a->value("command", "");
-    if (command.empty() && a->contains("packages") && (*a)["packages"].is_array()) {
-      command = "pip install";
-      for (const auto& p : (*a)["packages"])
-        if (p.is_string()) command += " " + p.get<std::string>();
+    executed_install install{rec.value("turn", 0), "", nlohmann::json::object()};
+    if (marked) {
+      install.command = mark->value("command", "");
+      const auto index = mark->find("index");
+      if (index != mark->end() && index->is_object()) install.index = *index;
     }
-    if (command.empty()) continue;
-    out.push_back({rec.value("turn", 0), command});
+    if (install.command.empty()) install.command = a->value("command", "");
+    if (install.command.empty() && a->contains("packages") && (*a)["packages"].is_array()) {
+      install.command = "pip install";
+      for (const auto& p : (*a)["packages"])
+        if (p.is_string()) install.command += " " + p.get<std::string>();
+    }
+    if (install.command.empty()) continue;
+    out.push_back(std::move(install));
   }
   return out;
 }

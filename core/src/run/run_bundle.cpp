@@ -77,8 +77,11 @@ stage_result run_bundle(run_context& ctx) {
   in.repo2rocm_version = R2R_VERSION;
   for (const auto& s : ctx.pipeline->stages)
     if (const auto* p = ctx.registry->find(s.plugin.use)) in.plugins.push_back({p->info.id, p->info.version});
-  in.image_used =
-      ctx.sandbox.image.empty() ? ctx.plan.value("/base_image/ref"_json_pointer, std::string()) : ctx.sandbox.image;
+  // The image the verdict was given on: the one rebuilt from the bundle's Dockerfile when there is one.
+  const std::string verified_image = verify.value("/environment/image"_json_pointer, std::string());
+  in.image_used = !verified_image.empty()     ? verified_image
+                  : ctx.sandbox.image.empty() ? ctx.plan.value("/base_image/ref"_json_pointer, std::string())
+                                              : ctx.sandbox.image;
   in.state_dir = ctx.options.state_dir;
   const auto dir = ctx.run_dir / "bundle";
   auto written = report::write_bundle(in, dir);

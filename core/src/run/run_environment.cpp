@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "run_environment.hpp"
 
+#include <r2r/plugin_api.h>
+#include <r2r/planning/plan.hpp>
+
+#include <fstream>
+
 namespace r2r::run {
 namespace {
 
@@ -11,6 +16,35 @@ stage_result failed(std::string message) {
   r.status = "failed";
   r.message = std::move(message);
   return r;
+}
+
+/// Replaces RUN_DIR/<name> with `text` (whole or not at all).
+core::result<void> replace_file(const run_context& ctx, const std::string& name, const std::string& text) {
+  const auto file = ctx.run_dir / name;
+  const auto tmp = ctx.run_dir / (name + ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush())
+      return core::fail(core::phase::io,
+                        "cannot write " + tmp.string() + " to pin the base image's digest; check the disk");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) return core::fail(core::phase::io, "cannot replace " + file.string() + ": " + ec.message());
+  return {};
+}
+
+/// RUN_DIR/plan.json and the plan's Dockerfile again from ctx.plan (after the base was pinned).
+core::result<void> write_plan(const run_context& ctx) {
+  if (auto r = replace_file(ctx, "plan.json", ctx.plan.dump(2) + "\n"); !r) return r;
+  std::string dockerfile;
+  try {
+    dockerfile = planning::render_dockerfile(ctx.plan);
+  } catch (const nlohmann::json::exception& e) {
+    return core::fail(core::phase::config, std::string("the plan cannot be rendered into a Dockerfile: ") + e.what());
+  }
+  return replace_file(ctx, "Dockerfile", dockerfile);
 }
 
 stage_result run_environment(run_context& ctx) {
@@ -56,10 +90,38 @@ stage_result run_environment(run_context& ctx) {
   ctx.progress->stage_progress("environment", "checking the base image " + base);
   auto present = ctx.sandbox.instance->call("image_inspect", json{{"image", base}});
   if (!present) return failed("cannot inspect the base image " + base + ": " + present.error().message);
-  if (!present->value("exists", false))
-    return failed("the base image " + base + " is not in the " + ctx.sandbox.engine +
-                  " image store and images are never pulled; pull it first (`docker pull " + base +
-                  "`) or pass --base-image with an image that is present");
+  std::string digest = present->value("digest", "");
+  if (!present->value("exists", false)) {
+    if (ctx.options.no_pull)
+      return failed("the base image " + base + " is not in the " + ctx.sandbox.engine +
+                    " image store and images are never pulled (--no-pull); pull it first (`docker pull " + base +
+                    "`), pass --base-image with an image that is present, or run without --no-pull");
+    ctx.progress->stage_progress("environment", "pulling the base image " + base);
+    auto pulled = ctx.sandbox.instance->call("image_pull", json{{"image", base}});
+    if (!pulled && pulled.error().status == R2R_ERR_UNKNOWN_METHOD)
+      return failed("the base image " + base + " is not in the " + ctx.sandbox.engine + " image store and the " +
+                    ctx.sandbox.plugin_id + " sandbox cannot pull images; pull it first (`docker pull " + base +
+                    "`) or pass --base-image with an image that is present");
+    if (!pulled) return failed("pulling the base image " + base + " failed: " + pulled.error().message);
+    for (const auto& line : pulled->value("progress", json::array()))
+      if (line.is_string())
+        ctx.progress->stage_progress("environment", "pull " + base + ": " + line.get<std::string>());
+    digest = pulled->value("digest", "");
+    r.results["pulled"] = pulled->value("pulled", false);
+  } else {
+    r.results["pulled"] = false;
+  }
+  // A base the engine knows by its registry digest is pinned: plan.json and every Dockerfile
+  // rendered from it say FROM repo@sha256:…, so a rebuild gets the same bytes. Images that never
+  // came from a registry (imported, built here) have no such digest and stay named by tag.
+  if (digest.find("@sha256:") != std::string::npos) {
+    ctx.plan["base_image"]["pinned"] = digest;
+    r.results["base_digest"] = digest;
+    if (auto written = write_plan(ctx); !written) return failed(written.error().message);
+    r.outputs = {"plan.json", "Dockerfile"};
+  } else {
+    r.results["base_digest"] = nullptr;
+  }
   ctx.progress->stage_progress("environment", "building the environment image on " + base);
   json build{{"from", base},
              {"env", ctx.plan.value("env", json::object())},

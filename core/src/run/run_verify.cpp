@@ -4,6 +4,7 @@
 // workload themselves; nothing the agent printed is read. Their responses go to RUN_DIR/verify.json for the bundle
 // stage, each verifier's raw evidence (the response's `capture`) to RUN_DIR/evidence/<verifier id>/capture.json, where
 // the bundle takes it from and `repo2rocm verify-evidence` re-judges it.
+#include "run_rebuild.hpp"
 #include "run_stages.hpp"
 
 #include <r2r/core/pipeline_session.hpp>
@@ -47,6 +48,27 @@ std::string to_status(const std::string& verdict) {
   return "not_verified";
 }
 
+/// Sets ctx.verdict, writes RUN_DIR/verify.json and fills the stage result.
+stage_result finish(run_context& ctx, stage_result r, run_verdict verdict, const std::string& combined) {
+  const json environment = verdict.details.value("environment", json::object());
+  ctx.verdict = verdict;
+  const auto file = ctx.run_dir / "verify.json";
+  const auto tmp = ctx.run_dir / "verify.json.tmp";
+  std::ofstream(tmp) << verdict.details.dump(2) << "\n";
+  std::filesystem::rename(tmp, file);
+  r.message = (verdict.status == "not_verified" && combined != "fail" ? std::string("not_verified") : combined) +
+              (verdict.message.empty() ? "" : ": " + verdict.message);
+  r.results = json{{"verdict", combined},
+                   {"failed_checks", verdict.failed_checks},
+                   {"environment", environment.value("status", std::string())},
+                   {"environment_image", environment.value("image", std::string())}};
+  if (environment.contains("probe")) r.results["environment_probe"] = environment["probe"];
+  r.outputs = {"verify.json"};
+  if (std::filesystem::exists(ctx.run_dir / "evidence")) r.outputs.push_back("evidence");
+  if (std::filesystem::exists(ctx.run_dir / "verify")) r.outputs.push_back("verify");
+  return r;
+}
+
 }  // namespace
 
 stage_result run_verify(run_context& ctx) {
@@ -67,8 +89,21 @@ stage_result run_verify(run_context& ctx) {
         "r2r.verifier.mode1-rocm (configs/pipelines/run.json)";
     return r;
   }
+  // The verdict is given on the environment that ships: the bundle's Dockerfile, rebuilt.
+  const rebuild_result env = rebuild_environment(ctx);
+  ctx.progress->stage_progress("verify", env.message);
+  if (env.status == "not_reproducible" && env.image.empty()) {
+    // Nothing was built: no verifier runs on an environment that does not ship.
+    run_verdict verdict;
+    verdict.status = "not_verified";
+    verdict.message = env.message;
+    verdict.failed_checks.push_back("environment.reproducible: " + env.message);
+    verdict.details = json{{"verdict", "fail"}, {"verifiers", json::array()}, {"environment", env.record}};
+    return finish(ctx, r, std::move(verdict), "fail");
+  }
   json create = sandbox_create_request(ctx);
   create["network"] = "none";  // the verdict is given on a workload that reaches nothing outside
+  if (!env.image.empty()) create["image"] = env.image;
   const auto final_workspace = ctx.run_dir / "execute" / "workspace";
   if (std::filesystem::exists(final_workspace)) create["workspace"] = final_workspace.string();
   auto created = box->call("create", create);
@@ -79,7 +114,11 @@ stage_result run_verify(run_context& ctx) {
   }
   const std::string id = created->at("sandbox_id").get<std::string>();
   json sandbox_ref{{"id", id}, {"workdir", created->value("sandbox_workspace", std::string("/workspace"))}};
-  if (!ctx.sandbox.image.empty()) sandbox_ref["image"] = ctx.sandbox.image;
+  if (!env.image.empty()) {
+    sandbox_ref["image"] = env.image;
+  } else if (!ctx.sandbox.image.empty()) {
+    sandbox_ref["image"] = ctx.sandbox.image;
+  }
 
   json responses = json::array();
   json earlier = json::array();
@@ -120,17 +159,13 @@ stage_result run_verify(run_context& ctx) {
 
   const std::string combined = report::combine_verdicts(verdicts);
   verdict.status = to_status(combined);
-  verdict.details = json{{"verdict", combined}, {"verifiers", responses}};
-  ctx.verdict = verdict;
-  const auto file = ctx.run_dir / "verify.json";
-  const auto tmp = ctx.run_dir / "verify.json.tmp";
-  std::ofstream(tmp) << verdict.details.dump(2) << "\n";
-  std::filesystem::rename(tmp, file);
-  r.message = combined + (verdict.message.empty() ? "" : ": " + verdict.message);
-  r.results = json{{"verdict", combined}, {"failed_checks", verdict.failed_checks}};
-  r.outputs = {"verify.json"};
-  if (std::filesystem::exists(ctx.run_dir / "evidence")) r.outputs.push_back("evidence");
-  return r;
+  if (env.status == "not_reproducible") {  // built, but the workload fails only there
+    verdict.status = "not_verified";
+    verdict.message = env.message;
+    verdict.failed_checks.insert(verdict.failed_checks.begin(), "environment.reproducible: " + env.message);
+  }
+  verdict.details = json{{"verdict", combined}, {"verifiers", responses}, {"environment", env.record}};
+  return finish(ctx, r, std::move(verdict), combined);
 }
 
 }  // namespace r2r::run

@@ -98,7 +98,8 @@ void docker_engine::pull_image(const std::string& ref, const std::string& auth,
 }
 
 std::string docker_engine::build_image(const std::filesystem::path& context_tar, const std::string& tag,
-                                       const std::map<std::string, std::string>& labels) const {
+                                       const std::map<std::string, std::string>& labels,
+                                       const build_options& options) const {
   unix_http::stream_options o;
   o.upload_file = context_tar;
   o.content_type = "application/x-tar";
@@ -106,6 +107,7 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
   std::string pending;
   std::string image_id;
   std::string error;
+  std::string last_step;
   o.sink = [&](std::string_view chunk) {  // newline-delimited JSON progress messages
     pending.append(chunk);
     std::size_t nl;
@@ -115,16 +117,32 @@ std::string docker_engine::build_image(const std::filesystem::path& context_tar,
       if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
       const auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded() || !j.is_object()) continue;
-      if (j.contains("stream") && j["stream"].is_string() && log.size() < 16384) log += j["stream"].get<std::string>();
+      if (j.contains("stream") && j["stream"].is_string()) {
+        const std::string text = j["stream"].get<std::string>();
+        if (log.size() < 16384) log += text;
+        // dockerd's classic builder announces each instruction as "Step N/M : …", Podman as
+        // "STEP N/M: …": the last one announced is the one that failed (kept past the log's cap).
+        for (std::size_t at = 0; at < text.size();) {
+          const std::size_t end = std::min(text.find('\n', at), text.size());
+          const std::string announced = text.substr(at, end - at);
+          if (announced.rfind("Step ", 0) == 0 || announced.rfind("STEP ", 0) == 0) last_step = announced;
+          at = end + 1;
+        }
+      }
       if (j.contains("error")) error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
       if (j.contains("aux") && j["aux"].is_object() && j["aux"].contains("ID")) image_id = j["aux"]["ID"];
     }
   };
-  const std::string query = "/build?t=" + url_encode(tag) +
-                            "&rm=1&forcerm=1&networkmode=none&labels=" + url_encode(nlohmann::json(labels).dump());
+  std::string query = "/build?t=" + url_encode(tag) + "&rm=1&forcerm=1&networkmode=" + url_encode(options.network) +
+                      "&labels=" + url_encode(nlohmann::json(labels).dump());
+  if (!options.build_args.empty()) query += "&buildargs=" + url_encode(nlohmann::json(options.build_args).dump());
+  if (options.nocache) query += "&nocache=1";
   const auto r = http_.stream("POST", query, o);
   if (r.status != 200) http_failure("build " + tag, {r.status, r.error_body});
-  if (!error.empty()) throw sdk::failed("build " + tag + " failed: " + error + "\nbuild log:\n" + log);
+  if (!error.empty()) {
+    throw sdk::failed("build " + tag + " failed" + (last_step.empty() ? std::string() : " at " + last_step) + ": " +
+                      error + "\nbuild log:\n" + log);
+  }
   if (image_id.empty()) {  // engines that do not send aux.ID: ask for the tag
     const auto image = inspect_image(tag);
     if (!image) throw sdk::failed("build " + tag + " reported success but the image is missing\n" + log);

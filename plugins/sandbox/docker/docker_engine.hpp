@@ -54,10 +54,20 @@ class docker_engine {
   void pull_image(const std::string& ref, const std::string& auth,
                   const std::function<void(const nlohmann::json&)>& on_message,
                   const std::function<bool()>& should_stop) const;
-  /// POST /build with a tar context (Dockerfile at its root). Returns the image id. The build runs
-  /// with no network; intermediate containers are always removed.
+  struct build_options {
+    std::string network = "none";                   // networkmode: "none" or the network installs use
+    std::map<std::string, std::string> build_args;  // buildargs
+    bool nocache = false;
+  };
+  /// POST /build with a tar context (Dockerfile at its root). Returns the image id. By default the
+  /// build runs with no network; intermediate containers are always removed. A failed build
+  /// throws sdk::failed naming the failing step ("Step 7/9 : RUN …") and the engine's error.
   std::string build_image(const std::filesystem::path& context_tar, const std::string& tag,
-                          const std::map<std::string, std::string>& labels) const;
+                          const std::map<std::string, std::string>& labels, const build_options& options) const;
+  std::string build_image(const std::filesystem::path& context_tar, const std::string& tag,
+                          const std::map<std::string, std::string>& labels) const {
+    return build_image(context_tar, tag, labels, build_options{});
+  }
   /// POST /commit; the image gets `labels` and the tag repo:tag. Returns the image id.
   std::string commit(const std::string& container, const std::string& repo, const std::string& tag,
                      const std::map<std::string, std::string>& labels) const;

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 #include <random>
 #include <regex>
@@ -135,6 +136,12 @@ docker_sandbox::~docker_sandbox() {
     } catch (const std::exception& e) {
       host_.warn("could not remove image " + image + ": " + e.what());
     }
+  }
+  // What a failed build left with this instance's labels (Podman labels its intermediate images).
+  try {
+    for (const auto& image : engine_.images_with_label(cfg_.label + ".owner", owner_)) engine_.remove_image(image);
+  } catch (const std::exception& e) {
+    host_.warn(std::string("could not remove the images a failed build left: ") + e.what());
   }
   if (!state_dir_.empty()) {
     std::error_code ec;
@@ -561,7 +568,7 @@ nlohmann::json docker_sandbox::image_inspect(const nlohmann::json& request) {
 }
 
 nlohmann::json docker_sandbox::ensure_image(const std::string& image, const std::function<bool()>& should_stop,
-                                            bool& pulled) {
+                                            bool& pulled, std::vector<std::string>* events) {
   pulled = false;
   if (auto found = engine_.inspect_image(image)) return *found;
   if (cfg_.no_pull) {
@@ -595,11 +602,12 @@ nlohmann::json docker_sandbox::ensure_image(const std::string& image, const std:
   engine_.pull_image(
       image, auth,
       [&](const nlohmann::json& message) {
-        const auto events = progress.feed(message);
+        const auto lines = progress.feed(message);
+        if (events != nullptr) events->insert(events->end(), lines.begin(), lines.end());
         if (terminal) {
-          draw(!events.empty());
+          draw(!lines.empty());
         } else {
-          for (const auto& e : events) R2R_LOG(host_, info, "pull " << image << ": " << e);
+          for (const auto& e : lines) R2R_LOG(host_, info, "pull " << image << ": " << e);
         }
       },
       should_stop);
@@ -617,17 +625,20 @@ nlohmann::json docker_sandbox::image_pull(const nlohmann::json& request, sdk::ca
   if (name.empty()) throw sdk::invalid_argument("image_pull: \"image\" is required (a reference such as repo:tag)");
   engine_.ping();
   bool pulled = false;
+  std::vector<std::string> events;
   const auto image = ensure_image(
-      name, [&ctx] { return ctx.cancelled(); }, pulled);
+      name, [&ctx] { return ctx.cancelled(); }, pulled, &events);
   return {{"image", name},
           {"id", image.value("Id", std::string())},
           {"digest", pinned_digest(image, name)},
-          {"pulled", pulled}};
+          {"pulled", pulled},
+          {"progress", events}};
 }
 
 nlohmann::json docker_sandbox::image_build(const build_request& request) {
   require_engine();
   const auto l = labels("built", "1");
+  if (!request.context_dir.empty()) return build_context(request, l);
   const std::string dockerfile = generate_dockerfile(request, l);
   std::map<std::string, std::string> context{{"Dockerfile", dockerfile}};
   for (const auto& [name, content] : request.files) context["files/" + name] = content;
@@ -645,6 +656,40 @@ nlohmann::json docker_sandbox::image_build(const build_request& request) {
   fs::remove(tar);
   built_images_.push_back(id);
   return {{"image", id}, {"tag", tag}, {"dockerfile", dockerfile}};
+}
+
+nlohmann::json docker_sandbox::build_context(const build_request& request,
+                                             const std::map<std::string, std::string>& l) {
+  const fs::path dir = request.context_dir;
+  if (!dir.is_absolute() || !fs::is_regular_file(dir / "Dockerfile"))
+    throw sdk::invalid_argument(
+        "build request: \"context_dir\" must be an absolute directory with a Dockerfile at its "
+        "root; found '" +
+        request.context_dir + "'");
+  docker_engine::build_options options;
+  options.nocache = request.nocache;
+  if (request.network && cfg_.network != "none") {
+    options.network = cfg_.network_mode;
+    options.build_args = sandbox_common::install_env(cfg_.package_index);
+  }
+  for (const auto& [k, v] : request.build_args) options.build_args[k] = v;
+  const std::string tag = request.tag.empty() ? "r2r-build-" + owner_ + ":" + std::to_string(next_id_++) : request.tag;
+  const fs::path tar = state_dir() / ("context-" + std::to_string(next_id_++) + ".tar");
+  std::string id;
+  try {
+    tarball::write_tar(dir, tar, "");
+    id = engine_.build_image(tar, tag, l, options);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tar, ec);
+    throw;
+  }
+  fs::remove(tar);
+  built_images_.push_back(id);
+  std::ifstream in(dir / "Dockerfile", std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return {{"image", id}, {"tag", tag}, {"dockerfile", text.str()}, {"network", options.network}};
 }
 
 }  // namespace r2r::sandbox_docker

@@ -66,9 +66,15 @@ class docker_sandbox {
   /// Docker-only methods: {"image"} -> {"exists", "id", "size", "labels"}; build_request ->
   /// {"image", "tag", "dockerfile"}.
   nlohmann::json image_inspect(const nlohmann::json& request);
-  /// {"image"} -> {"image", "id", "digest", "pulled"}: pulls the image when the engine lacks it
-  /// (unless no_pull), with credentials from the client config; "digest" is "repo@sha256:…".
+  /// {"image"} -> {"image", "id", "digest", "pulled", "progress"}: pulls the image when the engine
+  /// lacks it (unless no_pull), with credentials from the client config; "digest" is
+  /// "repo@sha256:…"; "progress" the pull's per-layer event lines in order (empty: no pull), so a
+  /// caller without a terminal can show them as its own events.
   nlohmann::json image_pull(const nlohmann::json& request, sdk::call_context& ctx);
+  /// build_request -> {"image", "tag", "dockerfile"}: the generated form, or with "context_dir"
+  /// the Dockerfile there built as it is (+ "network": the networkmode it had). A context build
+  /// with "network" gets the configured network and package index (as build args) unless the
+  /// policy is "none"; a failure names the failing step.
   nlohmann::json image_build(const build_request& request);
 
   static sdk::method_table<docker_sandbox> methods();
@@ -103,14 +109,16 @@ class docker_sandbox {
   std::string start_container(const std::string& sandbox_id, const sandbox_record& record, const std::string& image);
   long long oom_kill_count(const std::string& container) const;
   /// The image's inspect data, pulling it first when it is missing (sdk::failed under no_pull).
-  /// `pulled` says whether a pull happened.
-  nlohmann::json ensure_image(const std::string& image, const std::function<bool()>& should_stop, bool& pulled);
+  /// `pulled` says whether a pull happened; `events` (when given) receives the pull's event lines.
+  nlohmann::json ensure_image(const std::string& image, const std::function<bool()>& should_stop, bool& pulled,
+                              std::vector<std::string>* events = nullptr);
   /// Runs `spec` attached to the configured network and detaches afterwards, whatever happens
   /// (exit, timeout, cancellation, an engine error). Processes left running by earlier execs are
   /// killed first, so nothing but this exec shares the window. A detach that fails removes the
   /// container: a sandbox never stays attached.
   exec_outcome exec_with_network(sandbox_record& record, const std::string& sandbox_id, const exec_spec& spec);
   void remove_sandbox(const std::string& id, sandbox_record& record, std::vector<std::string>& removed);
+  nlohmann::json build_context(const build_request& request, const std::map<std::string, std::string>& labels);
 
   config cfg_;
   sdk::host host_;

@@ -22,6 +22,20 @@ std::string quoted(const std::string& value) {
 }  // namespace
 
 void from_json(const nlohmann::json& j, build_request& r) {
+  r.context_dir = j.value("context_dir", std::string());
+  r.build_args = j.value("build_args", std::map<std::string, std::string>{});
+  r.network = j.value("network", false);
+  r.nocache = j.value("nocache", false);
+  if (!r.context_dir.empty()) {
+    for (const char* key : {"from", "env", "files", "files_dest", "run", "workdir"})
+      if (j.contains(key))
+        throw sdk::invalid_argument(std::string("build request: \"") + key +
+                                    "\" is not allowed with \"context_dir\" (the Dockerfile there is built as it is)");
+    r.tag = j.value("tag", std::string());
+    return;
+  }
+  if (!j.contains("from"))
+    throw sdk::invalid_argument("build request: \"from\" (the base image) or \"context_dir\" is required");
   r.from = j.at("from").get<std::string>();
   r.env = j.value("env", std::map<std::string, std::string>{});
   r.files = j.value("files", std::map<std::string, std::string>{});

@@ -19,6 +19,12 @@ struct build_request {
   std::vector<std::string> run;  // RUN lines, in order, each run by /bin/sh -c
   std::string workdir;
   std::string tag;  // empty: the plugin names it
+  // The context form (instead of from/env/files/run/workdir): a host directory with a Dockerfile
+  // at its root, built as it is (the run's verify stage builds the bundle's Dockerfile this way).
+  std::string context_dir;
+  std::map<std::string, std::string> build_args;  // --build-arg values; the configured package index is added
+  bool network = false;  // the build reaches the configured network (its installs), unless the policy is "none"
+  bool nocache = false;  // no layer of any earlier build or commit is reused
 };
 void from_json(const nlohmann::json& j, build_request& r);
 

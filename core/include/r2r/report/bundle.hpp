@@ -117,6 +117,13 @@ struct verify_outcome {
 /// would need.
 core::result<verify_outcome> verify_bundle(const std::filesystem::path& dir, const verify_options& options);
 
+/// The bundle's Dockerfile for `plan` and the executor's `trajectory` (the same text write_bundle
+/// writes): the plan's Dockerfile, the patch step when `with_patch`, and every successful install
+/// of the trajectory with its index. The run's verify stage builds it. Throws
+/// nlohmann::json::exception when the plan cannot be rendered.
+std::string render_bundle_dockerfile(const nlohmann::json& plan, const std::vector<nlohmann::json>& trajectory,
+                                     bool with_patch);
+
 /// The run's verdict from the verifiers' verdicts: pass only when there is at least one and all
 /// passed; otherwise the most severe present, in order error, no_device, fail; none: error.
 std::string combine_verdicts(const std::vector<std::string>& verdicts);

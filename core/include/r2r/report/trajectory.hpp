@@ -30,9 +30,12 @@ usage_totals sum_usage(const std::vector<nlohmann::json>& trajectory);
 struct executed_install {
   int turn = 0;
   std::string command;
+  nlohmann::json index = nlohmann::json::object();  // {index_url, extra_index_urls} it used; {}: the default
 };
-/// Install actions (action.type "install") that the guards allowed and that exited 0, in order:
-/// action.command, or "pip install <packages...>" when the action lists packages instead.
+/// The package installs that the guards allowed and that exited 0 (not timed out), in trajectory
+/// order: every record the executor marked as an install (`install`: {command, index}; install
+/// actions and run/build_kernel commands that are one package install), and, in trajectories
+/// written before that mark, install actions: action.command, or "pip install <packages...>".
 std::vector<executed_install> successful_installs(const std::vector<nlohmann::json>& trajectory);
 
 }  // namespace r2r::report

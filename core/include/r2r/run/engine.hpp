@@ -34,6 +34,7 @@ struct run_options {
   std::filesystem::path cache_dir;  // clones
   std::filesystem::path state_dir;  // image failures, the bundle key
   std::filesystem::path paper;      // --paper: a file (absolute) or an http(s) URL as given; empty: none
+  bool no_pull = false;             // --no-pull: a base image missing from the engine fails the run, never pulled
 };
 
 /// The stages of a run, in order, for `mode` (mode 0: intake, plan, environment, execute, where

@@ -262,6 +262,33 @@ TEST_P(DockerSandbox, BuildsFromAGeneratedDockerfileAndInspects) {
             "hi from context\nbuilt\nyes\n");
 }
 
+// The context form: a directory's Dockerfile built as it is (the run's verify stage rebuilds the
+// bundle this way); a failing instruction is named in the error.
+TEST_P(DockerSandbox, BuildsAContextDirectoryAsItIsAndNamesTheFailingStep) {
+  const fs::path ctx = engine->dir() / "context";
+  fs::create_directories(ctx);
+  std::ofstream(ctx / "data.txt") << "from the context\n";
+  std::ofstream(ctx / "Dockerfile") << "FROM " << engine_fixture::image
+                                    << "\nCOPY data.txt /opt/data.txt\nRUN echo ok > /opt/ok\n";
+  const auto built = sandbox->image_build(
+      nlohmann::json{{"context_dir", ctx.string()}, {"nocache", true}}.get<r2r::sandbox_docker::build_request>());
+  EXPECT_THAT(built["dockerfile"].get<std::string>(), HasSubstr("COPY data.txt"));
+  EXPECT_EQ(built["network"], "none");
+  sb::create_request plan;
+  plan.image = built["image"].get<std::string>();
+  const auto id = make(plan);
+  EXPECT_EQ(run(id, "cat /opt/data.txt /opt/ok").stdout_text, "from the context\nok\n");
+
+  std::ofstream(ctx / "Dockerfile", std::ios::trunc)
+      << "FROM " << engine_fixture::image << "\nRUN true\nRUN echo failing-step; exit 7\n";
+  try {
+    sandbox->image_build(nlohmann::json{{"context_dir", ctx.string()}}.get<r2r::sandbox_docker::build_request>());
+    FAIL() << "a failing RUN built";
+  } catch (const r2r::sdk::failed& e) {
+    EXPECT_THAT(e.what(), ::testing::ContainsRegex("(Step|STEP) 3/[0-9]+ ?: RUN echo failing-step; exit 7"));
+  }
+}
+
 TEST_P(DockerSandbox, CrashThenCleanupLeavesNothingLabelled) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);

@@ -221,8 +221,12 @@ TEST_F(ImagePull, ImagePullSaysWhetherItPulledAndPinsTheSameDigest) {
   const auto first = sandbox.image_pull({{"image", pushed_ref}}, ctx);
   EXPECT_TRUE(first["pulled"].get<bool>());
   EXPECT_EQ(first["digest"], "127.0.0.1:5000/r2r/busybox@" + world().digest);
+  // The per-layer events come back for a caller that shows its own progress.
+  ASSERT_FALSE(first["progress"].empty()) << first.dump();
+  EXPECT_THAT(first["progress"].dump(), HasSubstr("complete"));
   const auto second = sandbox.image_pull({{"image", pushed_ref}}, ctx);
   EXPECT_FALSE(second["pulled"].get<bool>());
+  EXPECT_TRUE(second["progress"].empty());
   EXPECT_EQ(second["digest"], first["digest"]);
   EXPECT_EQ(sandbox.image_inspect({{"image", pushed_ref}})["digest"], first["digest"]);
 }
