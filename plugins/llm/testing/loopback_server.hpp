@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace r2r::testing {
+namespace r2r::plugins::llm::testkit {
 
 struct recorded_request {
   std::string method;
@@ -77,4 +77,4 @@ class loopback_server {
   std::unique_ptr<impl> impl_;
 };
 
-}  // namespace r2r::testing
+}  // namespace r2r::plugins::llm::testkit

@@ -7,7 +7,7 @@
 
 namespace {
 
-using namespace r2r::sandbox_docker;
+using namespace r2r::plugins::sandbox::docker;
 
 TEST(Dockerfile, GeneratesLabelsEnvCopyAndRunInOrder) {
   build_request r;
