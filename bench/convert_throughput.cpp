@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Single-thread throughput of the conversion engine on a directory of CUDA sources: the files are
 // read into memory first, then each phase runs over all of them and is timed on its own:
-//   hipify   token-aware conversion (r2r::convert::convert_source), diagnostics included
+//   hipify   token-aware conversion (r2r::plugins::converter::convert_source), diagnostics included
 //   diff     unified diff of every changed file against its original
 //   hazards  the hazard scan of the converted text
 // Prints MB/s and files/s per phase (MB = 10^6 bytes of input) from wall time, then the phase's
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(argv[1])) {
     if (!entry.is_regular_file()) continue;
     const std::string rel = std::filesystem::relative(entry.path(), argv[1]).generic_string();
-    if (r2r::convert::classify_path(rel, extensions) != r2r::convert::file_kind::source) continue;
+    if (r2r::plugins::converter::classify_path(rel, extensions) != r2r::plugins::converter::file_kind::source) continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream s;
     s << in.rdbuf();
@@ -87,16 +87,16 @@ int main(int argc, char** argv) {
   std::printf("corpus: %zu files, %.1f MB (%.1f MiB), repeat %d, one thread\n", sources.size(), bytes / 1e6,
               bytes / 1048576.0, repeat);
 
-  r2r::convert::hipify_options options;
-  for (const auto& s : sources) r2r::convert::collect_defined_names(s.text, options.project_names);
-  std::vector<r2r::convert::conversion> outputs(sources.size());
+  r2r::plugins::converter::hipify_options options;
+  for (const auto& s : sources) r2r::plugins::converter::collect_defined_names(s.text, options.project_names);
+  std::vector<r2r::plugins::converter::conversion> outputs(sources.size());
   std::size_t diagnostics = 0;
   std::size_t renamed = 0;
   phase_time hipify_t;
   for (int r = 0; r < repeat; ++r) {
     diagnostics = renamed = 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
-      outputs[i] = r2r::convert::convert_source(sources[i].path, sources[i].text, options);
+      outputs[i] = r2r::plugins::converter::convert_source(sources[i].path, sources[i].text, options);
       diagnostics += outputs[i].diagnostics.size();
       renamed += static_cast<std::size_t>(outputs[i].stats["renamed"]);
     }
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     diff_bytes = 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
       if (outputs[i].changed)
-        diff_bytes += r2r::convert::unified_diff(sources[i].path, sources[i].text, outputs[i].text).size();
+        diff_bytes += r2r::plugins::converter::unified_diff(sources[i].path, sources[i].text, outputs[i].text).size();
     }
   }
   diff_t.stop();

@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 void from_json(const nlohmann::json& j, accelerator_swap_guard::config& c) {
   const accelerator_swap_guard::config defaults;
@@ -349,4 +349,4 @@ sdk::guard::observe_response accelerator_swap_guard::observe(const sdk::guard::o
   return {};
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class accelerator_swap_guard {
  public:
@@ -94,4 +94,4 @@ class accelerator_swap_guard {
 
 void from_json(const nlohmann::json& j, accelerator_swap_guard::config& c);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

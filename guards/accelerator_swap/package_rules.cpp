@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-namespace r2r::guards::accel {
+namespace r2r::plugins::guard::accel {
 
 namespace {
 
@@ -261,4 +261,4 @@ bool is_cuda_index(std::string_view url) {
   return std::regex_search(lower(url), cuda);
 }
 
-}  // namespace r2r::guards::accel
+}  // namespace r2r::plugins::guard::accel

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::guards::accel {
+namespace r2r::plugins::guard::accel {
 
 struct package_operation {
   std::string manager;                // "pip", "uv", "conda", "poetry", "pdm", "pipx" or "apt"
@@ -47,4 +47,4 @@ std::string target_rocm_version(const nlohmann::json& plan, const std::string& i
 /// True for a CUDA wheel index (download.pytorch.org/whl/cuXXX, pypi.nvidia.com, pypi.ngc.nvidia.com).
 bool is_cuda_index(std::string_view url);
 
-}  // namespace r2r::guards::accel
+}  // namespace r2r::plugins::guard::accel

@@ -3,7 +3,7 @@
 
 #include <regex>
 
-namespace r2r::guards::accel {
+namespace r2r::plugins::guard::accel {
 
 namespace {
 
@@ -110,4 +110,4 @@ std::vector<std::string> command_setting_lines(const std::vector<shell::simple_c
   return out;
 }
 
-}  // namespace r2r::guards::accel
+}  // namespace r2r::plugins::guard::accel

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards::accel {
+namespace r2r::plugins::guard::accel {
 
 struct switch_finding {
   std::string component;  // policy component, e.g. "xformers.disabled"
@@ -37,4 +37,4 @@ std::vector<switch_finding> config_switches(const std::vector<std::string>& line
 /// argument words of its simple commands (`--use_flash_attn=false`, `model.fused=false`).
 std::vector<std::string> command_setting_lines(const std::vector<shell::simple_command>& commands);
 
-}  // namespace r2r::guards::accel
+}  // namespace r2r::plugins::guard::accel

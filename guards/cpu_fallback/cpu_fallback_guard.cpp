@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 void from_json(const nlohmann::json& j, cpu_fallback_guard::config& c) {
   const cpu_fallback_guard::config defaults;
@@ -130,4 +130,4 @@ sdk::guard::observe_response cpu_fallback_guard::observe(const sdk::guard::obser
   return out;
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

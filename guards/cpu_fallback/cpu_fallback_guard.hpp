@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class cpu_fallback_guard {
  public:
@@ -58,4 +58,4 @@ class cpu_fallback_guard {
 
 void from_json(const nlohmann::json& j, cpu_fallback_guard::config& c);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

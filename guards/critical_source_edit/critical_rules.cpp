@@ -7,7 +7,7 @@
 #include <map>
 #include <regex>
 
-namespace r2r::guards::critical {
+namespace r2r::plugins::guard::critical {
 
 namespace {
 
@@ -309,4 +309,4 @@ std::vector<grade> grade_change(const file_change& change, bool baseline_known, 
   return merged;
 }
 
-}  // namespace r2r::guards::critical
+}  // namespace r2r::plugins::guard::critical

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards::critical {
+namespace r2r::plugins::guard::critical {
 
 /// What the plan says about the repository's kernels: files of kernel_builds and of device
 /// hazards (normalised paths), and the names of its extensions and JIT kernels.
@@ -52,4 +52,4 @@ struct grade {
 /// a non-critical file that degrades nothing.
 std::vector<grade> grade_change(const file_change& change, bool baseline_known, const plan_facts& facts);
 
-}  // namespace r2r::guards::critical
+}  // namespace r2r::plugins::guard::critical

@@ -9,7 +9,7 @@
 #include <regex>
 #include <set>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 void from_json(const nlohmann::json& j, critical_source_edit_guard::config& c) {
   c.policy = j.value("policy", nlohmann::json());
@@ -134,4 +134,4 @@ sdk::guard::observe_response critical_source_edit_guard::observe(const sdk::guar
   return {};
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class critical_source_edit_guard {
  public:
@@ -66,4 +66,4 @@ class critical_source_edit_guard {
 
 void from_json(const nlohmann::json& j, critical_source_edit_guard::config& c);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

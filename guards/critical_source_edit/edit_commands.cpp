@@ -4,7 +4,7 @@
 #include <regex>
 #include <set>
 
-namespace r2r::guards::critical {
+namespace r2r::plugins::guard::critical {
 
 namespace {
 
@@ -184,4 +184,4 @@ std::vector<command_edit> edits_of(const shell::simple_command& cmd) {
   return out;
 }
 
-}  // namespace r2r::guards::critical
+}  // namespace r2r::plugins::guard::critical

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards::critical {
+namespace r2r::plugins::guard::critical {
 
 struct command_edit {
   enum class kind { substitution, removal, rename, overwrite };
@@ -26,4 +26,4 @@ struct command_edit {
 /// Every edit `cmd` makes to a file. Paths are as written (relative to the command's directory).
 std::vector<command_edit> edits_of(const shell::simple_command& cmd);
 
-}  // namespace r2r::guards::critical
+}  // namespace r2r::plugins::guard::critical

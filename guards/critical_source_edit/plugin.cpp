@@ -5,4 +5,4 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-R2R_PLUGIN_MAIN(r2r::guards::critical_source_edit_guard)
+R2R_PLUGIN_MAIN(r2r::plugins::guard::critical_source_edit_guard)

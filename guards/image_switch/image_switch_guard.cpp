@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 void from_json(const nlohmann::json& j, image_switch_guard::config& c) {
   const image_switch_guard::config defaults;
@@ -141,4 +141,4 @@ sdk::guard::observe_response image_switch_guard::observe(const sdk::guard::obser
   return {};
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class image_switch_guard {
  public:
@@ -60,4 +60,4 @@ class image_switch_guard {
 
 void from_json(const nlohmann::json& j, image_switch_guard::config& c);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

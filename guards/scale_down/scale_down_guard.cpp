@@ -7,7 +7,7 @@
 #include <optional>
 #include <regex>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 void from_json(const nlohmann::json& j, scale_down_guard::config& c) {
   c.policy = j.value("policy", nlohmann::json());
@@ -207,4 +207,4 @@ sdk::guard::observe_response scale_down_guard::observe(const sdk::guard::observe
   return {};
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

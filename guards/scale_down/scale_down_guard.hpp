@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class scale_down_guard {
  public:
@@ -57,4 +57,4 @@ class scale_down_guard {
 
 void from_json(const nlohmann::json& j, scale_down_guard::config& c);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -7,7 +7,7 @@
 #include <regex>
 #include <set>
 
-namespace r2r::guards::scale {
+namespace r2r::plugins::guard::scale {
 
 namespace {
 
@@ -216,4 +216,4 @@ std::string scaled_down(const std::string& family, const std::string& key, const
   return "sets " + set + ", which the plan does not set (its default is unknown)";
 }
 
-}  // namespace r2r::guards::scale
+}  // namespace r2r::plugins::guard::scale

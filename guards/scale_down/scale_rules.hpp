@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards::scale {
+namespace r2r::plugins::guard::scale {
 
 /// The scale family of an option or config key (normalised: lower case, `-` as `_`, last dotted
 /// part): "epochs", "steps", "batch_size", "dataset", "debug_mode", "model", or "" for none.
@@ -48,4 +48,4 @@ bool smaller_model(const std::string& before, const std::string& now);
 std::string scaled_down(const std::string& family, const std::string& key, const std::optional<std::string>& before,
                         const std::string& now);
 
-}  // namespace r2r::guards::scale
+}  // namespace r2r::plugins::guard::scale

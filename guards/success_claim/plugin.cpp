@@ -5,4 +5,4 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-R2R_PLUGIN_MAIN(r2r::guards::success_claim_guard)
+R2R_PLUGIN_MAIN(r2r::plugins::guard::success_claim_guard)

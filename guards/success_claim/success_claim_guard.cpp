@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 void from_json(const nlohmann::json& j, success_claim_guard::config& c) {
   const success_claim_guard::config defaults;
@@ -177,4 +177,4 @@ sdk::guard::observe_response success_claim_guard::observe(const sdk::guard::obse
   return out;
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

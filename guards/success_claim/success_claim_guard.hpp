@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class success_claim_guard {
  public:
@@ -58,4 +58,4 @@ class success_claim_guard {
 
 void from_json(const nlohmann::json& j, success_claim_guard::config& c);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -3,20 +3,72 @@
 #     KIND <llm|ranker|converter|sandbox|policy|guard|verifier|scheduler>
 #     ID <org>.<kind>.<name>  VERSION <x.y.z>  DESCRIPTION "<one line>"
 #     SCHEMA <config.schema.json>  [EXAMPLE <example config.json>]
-#     SOURCES <files...>)
+#     SOURCES <files...>
+#     [TESTS <test sources and the plugin sources they test...>  TEST_LABELS <labels...>
+#      [TEST_NAME <executable>] [TEST_LIBS <libraries...>] [TEST_DEFINITIONS <definitions...>]
+#      [TEST_PROPERTIES <gtest_discover_tests properties...>]])
 # Builds libr2r-<kind>-<name>.so (a MODULE) with hidden visibility, --no-undefined and a version
 # script exporting only r2r_plugin_entry_v1; generates r2r_plugin_info.hpp (for R2R_PLUGIN_MAIN)
 # from these arguments, and after each build writes the sidecar libr2r-<kind>-<name>.plugin.json
 # from the built binary with r2r-plugin-manifest (which also rejects a schema or example that is
 # invalid, or a binary that disagrees with these arguments). Installs both to lib/r2r/plugins.
+# TESTS builds the plugin's GoogleTest executable through r2r_add_plugin_test() (below).
+#
+# r2r_add_plugin_test(<plugin target> NAME <executable> SOURCES <files...> LABELS <labels...>
+#     [LIBS <libraries...>] [DEFINITIONS <definitions...>] [PROPERTIES <properties...>] [ONE_ENTRY])
+# One GoogleTest executable of a plugin: SOURCES compiled with the plugin's directory on the include
+# path, linked to r2r::sdk, LIBS and GoogleTest (gtest_main, gmock), each test found by
+# gtest_discover_tests with LABELS (required: `ctest -L` selects by them), DISCOVERY_TIMEOUT 60 and
+# PROPERTIES (TIMEOUT, ENVIRONMENT, FIXTURES_REQUIRED, ...). A plugin with one test executable says
+# TESTS in r2r_add_plugin(); a second one (another label, fixture or environment) calls this.
+# ONE_ENTRY registers the executable as one ctest entry named NAME instead of one per test, for a
+# suite whose cases share one expensive set-up (an engine, a network namespace).
+# Nothing is built when R2R_BUILD_TESTS (in tree) or BUILD_TESTING (out of tree) is off.
 #
 # Needs: target r2r::sdk, variables R2R_SDK_MAP (the version script) and R2R_MANIFEST_TOOL (an
 # executable target), set by r2r-sdkConfig.cmake or by the repo2rocm build itself.
 
 set(R2R_PLUGIN_KINDS llm ranker converter sandbox policy guard verifier scheduler)
 
+function(r2r_add_plugin_test plugin)
+  cmake_parse_arguments(ARG "ONE_ENTRY" "NAME" "SOURCES;LABELS;LIBS;DEFINITIONS;PROPERTIES" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "r2r_add_plugin_test(${plugin}): unexpected arguments '${ARG_UNPARSED_ARGUMENTS}'")
+  endif()
+  foreach(required NAME SOURCES LABELS)
+    if(NOT ARG_${required})
+      message(FATAL_ERROR "r2r_add_plugin_test(${plugin}): ${required} is required (in r2r_add_plugin: "
+                          "TESTS for SOURCES, TEST_LABELS for LABELS); every test needs a label for ctest -L")
+    endif()
+  endforeach()
+  if(DEFINED R2R_BUILD_TESTS)
+    if(NOT R2R_BUILD_TESTS)
+      return()
+    endif()
+  elseif(NOT BUILD_TESTING)
+    return()
+  endif()
+  if(NOT TARGET GTest::gtest_main)
+    find_package(GTest REQUIRED)
+  endif()
+  include(GoogleTest)
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_include_directories(${ARG_NAME} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${ARG_NAME} PRIVATE r2r::sdk ${ARG_LIBS} GTest::gtest_main GTest::gmock)
+  if(ARG_DEFINITIONS)
+    target_compile_definitions(${ARG_NAME} PRIVATE ${ARG_DEFINITIONS})
+  endif()
+  if(ARG_ONE_ENTRY)
+    add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+    set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" ${ARG_PROPERTIES})
+  else()
+    gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}" ${ARG_PROPERTIES})
+  endif()
+endfunction()
+
 function(r2r_add_plugin target)
-  cmake_parse_arguments(ARG "" "KIND;ID;VERSION;DESCRIPTION;SCHEMA;EXAMPLE" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "KIND;ID;VERSION;DESCRIPTION;SCHEMA;EXAMPLE;TEST_NAME"
+                        "SOURCES;TESTS;TEST_LABELS;TEST_LIBS;TEST_DEFINITIONS;TEST_PROPERTIES" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "r2r_add_plugin(${target}): unexpected arguments '${ARG_UNPARSED_ARGUMENTS}' "
                         "(a ';' inside DESCRIPTION splits it; use ',' instead)")
@@ -93,4 +145,13 @@ inline constexpr const char example_config[] = R"r2r_json(@R2R_EXAMPLE_CONFIG@)r
   install(TARGETS ${target} LIBRARY DESTINATION lib/r2r/plugins COMPONENT runtime)
   install(FILES "$<TARGET_FILE_DIR:${target}>/lib${file_base}.plugin.json" DESTINATION lib/r2r/plugins
           COMPONENT runtime)
+  if(ARG_TESTS)
+    if(NOT ARG_TEST_NAME)
+      set(ARG_TEST_NAME ${target}_test)
+    endif()
+    r2r_add_plugin_test(${target} NAME ${ARG_TEST_NAME} SOURCES ${ARG_TESTS} LABELS ${ARG_TEST_LABELS}
+                        LIBS ${ARG_TEST_LIBS} DEFINITIONS ${ARG_TEST_DEFINITIONS} PROPERTIES ${ARG_TEST_PROPERTIES})
+  elseif(ARG_TEST_NAME OR ARG_TEST_LABELS OR ARG_TEST_LIBS OR ARG_TEST_DEFINITIONS OR ARG_TEST_PROPERTIES)
+    message(FATAL_ERROR "r2r_add_plugin(${target}): TEST_* options need TESTS (the test sources)")
+  endif()
 endfunction()

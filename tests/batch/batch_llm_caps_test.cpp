@@ -18,9 +18,9 @@
 namespace {
 
 using nlohmann::json;
-using r2r::testing::loopback_server;
-using r2r::testing::recorded_request;
-using r2r::testing::scripted_response;
+using r2r::plugins::llm::testkit::loopback_server;
+using r2r::plugins::llm::testkit::recorded_request;
+using r2r::plugins::llm::testkit::scripted_response;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
@@ -90,7 +90,7 @@ TEST(BatchLlmCaps, MaxUsdOnReplayedLlmRunsStopsAfterTheCapByRealAccounting) {
   // The first run (0.45) stays under the cap of 0.80, the second crosses it: the last two entries
   // are never started.
   const fs::path out = tmp.path() / "b";
-  const std::string env = "ANTHROPIC_API_KEY='" + r2r::testing::random_secret("sk-ant-api03-") +
+  const std::string env = "ANTHROPIC_API_KEY='" + r2r::plugins::llm::testkit::random_secret("sk-ant-api03-") +
                           "' DOCKER_HOST='unix://" + (tmp.path() / "no-engine.sock").string() +
                           "' CONTAINER_HOST='unix://" + (tmp.path() / "no-podman.sock").string() + "' R2R_CACHE_DIR='" +
                           (tmp.path() / "cache").string() + "' R2R_STATE_DIR='" + (tmp.path() / "state").string() +

@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 namespace r2r::test {
 namespace {
 
-using engine_fixture = sandbox_docker::testing::engine_fixture;
+using engine_fixture = plugins::sandbox::docker::testing::engine_fixture;
 constexpr const char* image_tag = engine_fixture::image;
 
 /// The parameter is the engine kind: "docker" or "podman".

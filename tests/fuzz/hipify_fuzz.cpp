@@ -10,15 +10,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = r2r::fuzz::as_text(data, size);
-  const r2r::convert::hipify_options options;
-  const auto once = r2r::convert::convert_source("fuzz.cu", text, options);
+  const r2r::plugins::converter::hipify_options options;
+  const auto once = r2r::plugins::converter::convert_source("fuzz.cu", text, options);
   if (once.failed && once.text != text) std::abort();
   if (!once.failed) {
-    const auto twice = r2r::convert::convert_source("fuzz.cu", once.text, options);
+    const auto twice = r2r::plugins::converter::convert_source("fuzz.cu", once.text, options);
     if (twice.text != once.text) std::abort();
   }
-  (void)r2r::convert::convert_build_file("CMakeLists.txt", text);
+  (void)r2r::plugins::converter::convert_build_file("CMakeLists.txt", text);
   std::set<std::string, std::less<>> names;
-  r2r::convert::collect_defined_names(text, names);
+  r2r::plugins::converter::collect_defined_names(text, names);
   return 0;
 }

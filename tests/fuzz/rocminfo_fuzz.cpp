@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzzes rocminfo output (agents, ISA names, wavefront sizes). The contract (verify/text.hpp): input a parser cannot
-// read throws verify::parse_error; nothing else escapes.
+// read throws plugins::verifier::parse_error; nothing else escapes.
 #include "fuzz_support.hpp"
 
 #include <utility>
@@ -13,13 +13,13 @@ namespace {
 /// The evidence parsers' contract: parse_error is the only exception they may throw.
 template <typename F>
 void parse(F&& f) {
-  r2r::fuzz::allow_only<r2r::verify::parse_error>(std::forward<F>(f));
+  r2r::fuzz::allow_only<r2r::plugins::verifier::parse_error>(std::forward<F>(f));
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = r2r::fuzz::as_text(data, size);
-  parse([&] { return r2r::verify::parse_rocminfo(text); });
+  parse([&] { return r2r::plugins::verifier::parse_rocminfo(text); });
   return 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzzes rocprof outputs (kernel trace and stats CSV, summary table, agent info, console). The contract
-// (verify/text.hpp): input a parser cannot read throws verify::parse_error; nothing else escapes.
+// (verify/text.hpp): input a parser cannot read throws plugins::verifier::parse_error; nothing else escapes.
 #include "fuzz_support.hpp"
 
 #include <utility>
@@ -13,17 +13,17 @@ namespace {
 /// The evidence parsers' contract: parse_error is the only exception they may throw.
 template <typename F>
 void parse(F&& f) {
-  r2r::fuzz::allow_only<r2r::verify::parse_error>(std::forward<F>(f));
+  r2r::fuzz::allow_only<r2r::plugins::verifier::parse_error>(std::forward<F>(f));
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = r2r::fuzz::as_text(data, size);
-  parse([&] { return r2r::verify::parse_kernel_trace_csv(text); });
-  parse([&] { return r2r::verify::parse_stats_csv(text); });
-  parse([&] { return r2r::verify::parse_summary_table(text); });
-  parse([&] { return r2r::verify::parse_agent_info_csv(text); });
-  parse([&] { return r2r::verify::parse_rocprof_console(text); });
+  parse([&] { return r2r::plugins::verifier::parse_kernel_trace_csv(text); });
+  parse([&] { return r2r::plugins::verifier::parse_stats_csv(text); });
+  parse([&] { return r2r::plugins::verifier::parse_summary_table(text); });
+  parse([&] { return r2r::plugins::verifier::parse_agent_info_csv(text); });
+  parse([&] { return r2r::plugins::verifier::parse_rocprof_console(text); });
   return 0;
 }

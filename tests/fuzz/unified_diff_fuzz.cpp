@@ -7,6 +7,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string patch(r2r::fuzz::as_text(data, size));
-  for (const auto& change : r2r::guards::parse_unified_diff(patch)) (void)change.path.size();
+  for (const auto& change : r2r::plugins::guard::parse_unified_diff(patch)) (void)change.path.size();
   return 0;
 }

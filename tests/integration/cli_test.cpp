@@ -42,6 +42,31 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(r2r::test::run_process(exe() + " --bogus").exit_code, 2);
 }
 
+// `batch` goes through the same command table and option parser as every other command.
+TEST(Cli, BatchSharesTheCommandTableAndOptionChecks) {
+  auto help = r2r::test::run_process(exe() + " --help");
+  EXPECT_THAT(help.out, HasSubstr("repo2rocm batch MANIFEST"));
+  EXPECT_THAT(help.out, HasSubstr("repo2rocm batch report DIR"));
+  auto batch_help = r2r::test::run_process(exe() + " batch --help");
+  EXPECT_EQ(batch_help.exit_code, 0);
+  EXPECT_THAT(batch_help.out, HasSubstr("usage: repo2rocm batch MANIFEST"));
+  auto foreign = r2r::test::run_process(exe() + " batch m.csv --commit abc");
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_THAT(foreign.err, HasSubstr("--commit is not an option of `batch`"));
+  auto batch_only = r2r::test::run_process(exe() + " run x --scheduler r2r.scheduler.local");
+  EXPECT_EQ(batch_only.exit_code, 2);
+  EXPECT_THAT(batch_only.err, HasSubstr("--scheduler is not an option of `run`"));
+  for (const char* bad : {"--jobs -1", "--jobs two", "--max-usd 1x", "--max-tokens -5"}) {
+    auto r = r2r::test::run_process(exe() + " batch m.csv " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("must be a non-negative number")) << bad;
+  }
+  r2r::test::temp_dir tmp;
+  auto report = r2r::test::run_process(exe() + " batch report '" + tmp.path().string() + "'");
+  EXPECT_EQ(report.exit_code, 2);
+  EXPECT_THAT(report.err, HasSubstr("no run directories"));
+}
+
 TEST(Cli, PluginsListShowsInTreePluginsAndDisabledFilesWithReasons) {
   r2r::test::temp_dir tmp;
   tmp.write("libr2r-guard-corrupt.so", "definitely not an ELF file");

@@ -16,7 +16,7 @@
 
 namespace {
 
-using namespace r2r::testing;
+using namespace r2r::plugins::llm::testkit;
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;

@@ -22,11 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using r2r::plugins::llm::testkit::loopback_server;
+using r2r::plugins::llm::testkit::recorded_request;
+using r2r::plugins::llm::testkit::scripted_response;
 using r2r::test::read_text;
 using r2r::test::run_process;
-using r2r::testing::loopback_server;
-using r2r::testing::recorded_request;
-using r2r::testing::scripted_response;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;

@@ -24,11 +24,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using r2r::plugins::llm::testkit::loopback_server;
+using r2r::plugins::llm::testkit::recorded_request;
+using r2r::plugins::llm::testkit::scripted_response;
 using r2r::test::read_text;
 using r2r::test::run_process;
-using r2r::testing::loopback_server;
-using r2r::testing::recorded_request;
-using r2r::testing::scripted_response;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -243,9 +243,9 @@ TEST(PaperFetch, ATlsFailureIsNamedAsOne) {
 TEST(PaperFetch, TheProxyVariablesAreHonoured) {
   loopback_server proxy;  // answers as an HTTP proxy would: the request line names the target
   proxy.enqueue(served("%PDF-1.4 through the proxy", "application/pdf"));
-  r2r::testing::scoped_env http_proxy("http_proxy", proxy.base_url());
-  r2r::testing::scoped_env no_proxy("no_proxy", "");
-  r2r::testing::scoped_env upper_no_proxy("NO_PROXY", "");
+  r2r::plugins::llm::testkit::scoped_env http_proxy("http_proxy", proxy.base_url());
+  r2r::plugins::llm::testkit::scoped_env no_proxy("no_proxy", "");
+  r2r::plugins::llm::testkit::scoped_env upper_no_proxy("NO_PROXY", "");
   const auto got = r2r::paper::fetch_paper("http://papers.example.invalid/p.pdf");
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->bytes, "%PDF-1.4 through the proxy");

@@ -207,19 +207,20 @@ std::map<std::string, std::string> plugins_started(const std::string& events_out
 
 TEST_F(RunEngine, SwappingThePolicyIsOneEntryAndTheRunAsksThatPolicy) {
   const fs::path base = local_pipeline();
-  r2r::testing::loopback_server server;
-  server.set_handler([](const r2r::testing::recorded_request&) {
-    return r2r::testing::scripted_response::json(200, {{"id", "msg_swap"},
-                                                       {"type", "message"},
-                                                       {"role", "assistant"},
-                                                       {"model", "claude-sonnet-4-5"},
-                                                       {"content",
-                                                        {{{"type", "tool_use"},
-                                                          {"id", "toolu_swap"},
-                                                          {"name", "give_up"},
-                                                          {"input", {{"reason", "policy swap test: nothing to do"}}}}}},
-                                                       {"stop_reason", "tool_use"},
-                                                       {"usage", {{"input_tokens", 50}, {"output_tokens", 5}}}});
+  r2r::plugins::llm::testkit::loopback_server server;
+  server.set_handler([](const r2r::plugins::llm::testkit::recorded_request&) {
+    return r2r::plugins::llm::testkit::scripted_response::json(
+        200, {{"id", "msg_swap"},
+              {"type", "message"},
+              {"role", "assistant"},
+              {"model", "claude-sonnet-4-5"},
+              {"content",
+               {{{"type", "tool_use"},
+                 {"id", "toolu_swap"},
+                 {"name", "give_up"},
+                 {"input", {{"reason", "policy swap test: nothing to do"}}}}}},
+              {"stop_reason", "tool_use"},
+              {"usage", {{"input_tokens", 50}, {"output_tokens", 5}}}});
   });
   // The one entry: `policy` on r2r.policy.llm (which needs its model backend, the `llm` instance).
   const json swapped_doc = {

@@ -27,10 +27,10 @@
 namespace {
 
 using nlohmann::json;
-using r2r::testing::loopback_server;
-using r2r::testing::random_secret;
-using r2r::testing::recorded_request;
-using r2r::testing::scripted_response;
+using r2r::plugins::llm::testkit::loopback_server;
+using r2r::plugins::llm::testkit::random_secret;
+using r2r::plugins::llm::testkit::recorded_request;
+using r2r::plugins::llm::testkit::scripted_response;
 namespace fs = std::filesystem;
 
 std::string upper_alnum(std::size_t n) {

@@ -6,13 +6,13 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-namespace r2r::verifiers {
+namespace r2r::plugins::verifier {
 
-struct mode1_rocm_config : verify::mode1_config {
+struct mode1_rocm_config : plugins::verifier::mode1_config {
   mode1_rocm_config() { vendor = "amd"; }
 };
 inline void from_json(const nlohmann::json& j, mode1_rocm_config& c) {
-  verify::from_json(j, static_cast<verify::mode1_config&>(c));
+  plugins::verifier::from_json(j, static_cast<plugins::verifier::mode1_config&>(c));
 }
 
 /// THREADING: the host serialises calls; see mode1_verifier.
@@ -29,9 +29,9 @@ class mode1_rocm {
   static sdk::method_table<mode1_rocm> methods() { return sdk::verifier::methods<mode1_rocm>(); }
 
  private:
-  verify::mode1_verifier impl_;
+  plugins::verifier::mode1_verifier impl_;
 };
 
-}  // namespace r2r::verifiers
+}  // namespace r2r::plugins::verifier
 
-R2R_PLUGIN_MAIN(r2r::verifiers::mode1_rocm)
+R2R_PLUGIN_MAIN(r2r::plugins::verifier::mode1_rocm)

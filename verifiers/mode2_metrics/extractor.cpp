@@ -9,7 +9,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace r2r::verifiers::mode2 {
+namespace r2r::plugins::verifier::mode2 {
 namespace {
 
 std::string lower(std::string_view s) {
@@ -318,4 +318,4 @@ std::string describe_refusal(const extraction& e) {
   return s;
 }
 
-}  // namespace r2r::verifiers::mode2
+}  // namespace r2r::plugins::verifier::mode2

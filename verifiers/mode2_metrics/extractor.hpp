@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verifiers::mode2 {
+namespace r2r::plugins::verifier::mode2 {
 
 /// A value printed next to the metric's label.
 struct candidate {
@@ -61,4 +61,4 @@ extraction extract_from_csv(std::string_view text, const std::string& column);
 /// The refusal as one line: the reason and up to six candidates with their lines.
 std::string describe_refusal(const extraction& e);
 
-}  // namespace r2r::verifiers::mode2
+}  // namespace r2r::plugins::verifier::mode2

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace r2r::verifiers::mode2 {
+namespace r2r::plugins::verifier::mode2 {
 namespace {
 
 std::string format(double v) {
@@ -41,4 +41,4 @@ comparison compare(double observed, double target, const tolerance& tol, std::st
   return c;
 }
 
-}  // namespace r2r::verifiers::mode2
+}  // namespace r2r::plugins::verifier::mode2

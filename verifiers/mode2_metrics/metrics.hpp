@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verifiers::mode2 {
+namespace r2r::plugins::verifier::mode2 {
 
 struct tolerance {
   std::string kind;  // relative | absolute
@@ -26,4 +26,4 @@ struct comparison {
 /// tolerance is "not reproduced" too (`direction` only words the detail).
 comparison compare(double observed, double target, const tolerance& tol, std::string_view direction);
 
-}  // namespace r2r::verifiers::mode2
+}  // namespace r2r::plugins::verifier::mode2

@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace r2r::verifiers {
+namespace r2r::plugins::verifier {
 namespace {
 
 namespace v = sdk::verifier;
@@ -170,4 +170,4 @@ sdk::verifier::verify_response mode2_verifier::verify(const sdk::verifier::verif
   return r;
 }
 
-}  // namespace r2r::verifiers
+}  // namespace r2r::plugins::verifier

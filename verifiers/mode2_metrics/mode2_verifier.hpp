@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::verifiers {
+namespace r2r::plugins::verifier {
 
 class mode2_verifier {
  public:
@@ -44,4 +44,4 @@ class mode2_verifier {
 
 void from_json(const nlohmann::json& j, mode2_verifier::config& c);
 
-}  // namespace r2r::verifiers
+}  // namespace r2r::plugins::verifier

@@ -5,4 +5,4 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-R2R_PLUGIN_MAIN(r2r::verifiers::mode2_verifier)
+R2R_PLUGIN_MAIN(r2r::plugins::verifier::mode2_verifier)

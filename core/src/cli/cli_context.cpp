@@ -41,4 +41,15 @@ int report_error(const cli_context& ctx, const core::error& e, int code) {
   return code;
 }
 
+core::error pipeline_error(const core::parsed_pipeline& parsed, const std::string& file) {
+  std::string message = "invalid pipeline:";
+  for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
+  return core::error{core::phase::config, message, {}, file};
+}
+
+int report_failure(const cli_context& ctx, const core::error& e) {
+  const bool operator_fix = e.where == core::phase::usage || e.where == core::phase::config;
+  return report_error(ctx, e, operator_fix ? exit_usage : exit_error);
+}
+
 }  // namespace r2r::cli

@@ -24,17 +24,10 @@ int usage_error(const cli_context& ctx, const std::string& message) {
 // Parses, validates and instantiates a pipeline; returns the exit code on failure.
 std::variant<run::port_session, int> load_pipeline(const cli_context& ctx, const std::string& file) {
   auto parsed = core::parse_pipeline_file(file);
-  if (!parsed.config) {
-    std::string message = "invalid pipeline file:";
-    for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
-    return report_error(ctx, core::error{core::phase::config, message, {}, file}, exit_usage);
-  }
+  if (!parsed.config) return report_error(ctx, pipeline_error(parsed, file), exit_usage);
   auto opened = run::open_port_session(
       ctx.search_path(parsed.config->search_paths, parsed.config->file.parent_path().string()), *parsed.config);
-  if (!opened) {
-    const auto where = opened.error().where;
-    return report_error(ctx, opened.error(), where == core::phase::config ? exit_usage : exit_error);
-  }
+  if (!opened) return report_failure(ctx, opened.error());
   return std::move(*opened);
 }
 
@@ -53,43 +46,24 @@ int print_outcome(const cli_context& ctx, const executor::run_outcome& o) {
   return o.kind == executor::outcome_kind::claimed ? exit_ok : exit_error;
 }
 
-template <class T>
-bool parse_number(const cli_context& ctx, const char* name, T& out, int* code) {
-  auto it = ctx.options.find(name);
-  if (it == ctx.options.end()) return true;
-  try {
-    std::size_t used = 0;
-    if constexpr (std::is_floating_point_v<T>) {
-      out = std::stod(it->second, &used);
-    } else {
-      out = static_cast<T>(std::stoll(it->second, &used));
-    }
-    if (used == it->second.size() && out >= 0) return true;
-  } catch (const std::exception&) {
-  }
-  *code = usage_error(ctx, std::string("--") + name + " must be a non-negative number; found '" + it->second + "'");
-  return false;
-}
-
 }  // namespace
 
 int run_execute(const cli_context& ctx) {
   if (!ctx.words.empty())
     return usage_error(ctx, "execute takes no positional arguments; see `repo2rocm execute --help`");
-  const auto opt = [&](const char* name) {
-    auto it = ctx.options.find(name);
-    return it == ctx.options.end() ? std::string() : it->second;
-  };
+  const auto opt = [&](const char* name) { return ctx.option(name); };
   if (opt("plan").empty() || ctx.pipeline.empty() || opt("run-dir").empty()) {
     return usage_error(ctx, "execute needs --plan PLAN.json, --pipeline FILE and --run-dir DIR");
   }
   executor::run_options options;
-  int code = 0;
-  if (!parse_number(ctx, "max-turns", options.caps.max_turns, &code) ||
-      !parse_number(ctx, "max-seconds", options.caps.max_seconds, &code) ||
-      !parse_number(ctx, "mode", options.mode, &code)) {
-    return code;
-  }
+  auto turns = ctx.number("max-turns", options.caps.max_turns);
+  auto seconds = ctx.number("max-seconds", options.caps.max_seconds);
+  auto mode = ctx.number("mode", options.mode);
+  if (!turns || !seconds || !mode)
+    return report_failure(ctx, !turns ? turns.error() : !seconds ? seconds.error() : mode.error());
+  options.caps.max_turns = *turns;
+  options.caps.max_seconds = *seconds;
+  options.mode = *mode;
   std::ifstream plan_in(opt("plan"));
   if (!plan_in)
     return usage_error(ctx, "cannot read --plan " + opt("plan") + "; give the plan.json that `repo2rocm plan` wrote");
@@ -107,12 +81,7 @@ int run_execute(const cli_context& ctx) {
   if (auto* failed = std::get_if<int>(&loaded)) return *failed;
   auto& pipeline = std::get<run::port_session>(loaded);
   auto outcome = executor::run(*pipeline.session, options);
-  if (!outcome) {
-    return report_error(ctx, outcome.error(),
-                        outcome.error().where == core::phase::usage || outcome.error().where == core::phase::config
-                            ? exit_usage
-                            : exit_error);
-  }
+  if (!outcome) return report_failure(ctx, outcome.error());
   return print_outcome(ctx, *outcome);
 }
 
@@ -131,12 +100,7 @@ int run_resume(const cli_context& ctx) {
   auto& pipeline = std::get<run::port_session>(loaded);
   auto outcome = executor::resume(*pipeline.session, dir, {},
                                   [&](const std::string& line) { *ctx.err << "repo2rocm resume: " << line << "\n"; });
-  if (!outcome) {
-    return report_error(ctx, outcome.error(),
-                        outcome.error().where == core::phase::usage || outcome.error().where == core::phase::config
-                            ? exit_usage
-                            : exit_error);
-  }
+  if (!outcome) return report_failure(ctx, outcome.error());
   return print_outcome(ctx, *outcome);
 }
 

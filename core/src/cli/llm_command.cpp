@@ -5,11 +5,11 @@
 // instances created first, so a recording instance can reach the backend it wraps.
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "llm_ping.hpp"
 #include "port_job.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ostream>
@@ -17,57 +17,8 @@
 namespace r2r::cli {
 namespace {
 
-// The smallest useful turn: a system prompt, one user message, a few output tokens.
-nlohmann::json ping_request() {
-  return nlohmann::json::parse(R"({
-    "system": "This is a connectivity check. Reply with the single word: pong",
-    "messages": [{"role": "user", "content": [{"type": "text", "text": "ping"}]}],
-    "max_tokens": 16
-  })");
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
-}
-
 int usage_error(const cli_context& ctx, const std::string& message) {
   return report_error(ctx, core::error{core::phase::usage, message}, exit_usage);
-}
-
-// Picks the instance to ping: --instance, or the only llm instance of the pipeline.
-core::result<std::string> choose_instance(const cli_context& ctx, const core::pipeline_config& config,
-                                          const core::plugin_registry& registry) {
-  std::vector<std::string> llm_names;
-  std::vector<std::string> all_names;
-  for (const auto& [name, use] : config.instances) {
-    all_names.push_back(name);
-    const auto* plugin = registry.find(use.use);
-    if (plugin != nullptr && plugin->info.kind == R2R_KIND_LLM) llm_names.push_back(name);
-  }
-  if (const std::string instance = ctx.option("instance"); !instance.empty()) {
-    if (config.instances.count(instance) == 0) {
-      return core::fail(core::phase::usage,
-                        "the pipeline has no instance named '" + instance + "'; its instances are: " + join(all_names));
-    }
-    if (std::find(llm_names.begin(), llm_names.end(), instance) == llm_names.end()) {
-      return core::fail(core::phase::usage, "instance '" + instance + "' uses " + config.instances.at(instance).use +
-                                                ", which is not an llm plugin; llm instances: " + join(llm_names));
-    }
-    return instance;
-  }
-  if (llm_names.empty()) {
-    return core::fail(core::phase::config,
-                      "the pipeline declares no llm instance; add one under \"instances\" (for example \"llm\": "
-                      "{\"use\": \"r2r.llm.anthropic\", \"config\": {...}}, see docs/llm.md)",
-                      {}, config.file.string());
-  }
-  if (llm_names.size() > 1) {
-    return core::fail(core::phase::usage, "the pipeline declares several llm instances (" + join(llm_names) +
-                                              "); choose one with --instance");
-  }
-  return llm_names.front();
 }
 
 std::string usd(double value) {
@@ -84,24 +35,20 @@ int run_llm_ping(const cli_context& ctx) {
     return usage_error(ctx, "llm ping needs --pipeline FILE (the pipeline whose llm instance to try)");
 
   auto parsed = core::parse_pipeline_file(ctx.pipeline);
-  if (!parsed.config) {
-    std::string message = "invalid pipeline file:";
-    for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
-    return report_error(ctx, core::error{core::phase::config, message, {}, ctx.pipeline}, exit_usage);
-  }
+  if (!parsed.config) return report_error(ctx, pipeline_error(parsed, ctx.pipeline), exit_usage);
   const auto& config = *parsed.config;
   auto session =
       run::open_port_session(ctx.search_path(config.search_paths, config.file.parent_path().string()), config);
   if (!session) {
-    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
+    return report_failure(ctx, session.error());
   }
-  auto name = choose_instance(ctx, config, *session->registry);
+  auto name = run::choose_llm_instance(config, *session->registry, ctx.option("instance"));
   if (!name) return report_error(ctx, name.error(), exit_usage);
   core::plugin_instance* instance = session->session->resolve(*name);
   const std::string plugin_id = config.instances.at(*name).use;
 
   const auto start = std::chrono::steady_clock::now();
-  auto response = instance->call("complete", ping_request());
+  auto response = instance->call("complete", run::ping_request());
   const auto round_trip =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   if (!response) return report_error(ctx, response.error(), exit_error);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // repo2rocm command line. Global options may appear anywhere; each command accepts only its own
 // options on top of them (an option of another command is a usage error, exit 2).
-#include "batch_command.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
 
@@ -14,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #ifndef R2R_VERSION
@@ -155,6 +155,27 @@ const std::vector<command>& commands() {
        "be judged, 2 on a usage error or a directory without capture.json.",
        {"plan", "mode"},
        &r2r::cli::run_verify_evidence},
+      {"batch",
+       "repo2rocm batch MANIFEST [--mode 0|1|2] [--pipeline FILE] [--scheduler ID] [--scheduler-config JSON|@FILE] "
+       "[--jobs N] [--gpus 0,1,...] [--arch GFX] [--max-usd X] [--max-tokens N] [--max-gpu-hours H] [--out DIR] "
+       "[--resume] [--emit k8s DIR [--k8s-image IMAGE] [--k8s-pvc CLAIM] [--k8s-namespace NS]] [--json]",
+       "Run every repository of MANIFEST (CSV with a header row: repo,commit,... as ResearchBench has it; or\n"
+       "JSONL) as one `repo2rocm run` in DIR/runs/<key>, placed by a scheduler plugin (default\n"
+       "r2r.scheduler.local: one job per GPU of --gpus, else of this host). DIR (--out, default ./batch) holds\n"
+       "batch.json (state, replaced atomically), events.jsonl and summary.{json,csv,html}. Spend caps (--max-usd,\n"
+       "--max-tokens, --max-gpu-hours) stop submitting, let running jobs finish and mark the rest `not started:\n"
+       "spend cap`. --resume finishes a batch whose process died: no job runs twice, none is lost. --emit k8s\n"
+       "writes Kubernetes Job manifests and runs nothing. Exit 0 when every job was run to its verdict, 3 when a\n"
+       "cap stopped the batch, 1 on an error, 2 for usage errors. See docs/batch.md.",
+       {"mode", "pipeline", "scheduler", "scheduler-config", "jobs", "gpus", "arch", "max-usd", "max-tokens",
+        "max-gpu-hours", "out", "resume", "emit", "k8s-image", "k8s-pvc", "k8s-namespace"},
+       &r2r::cli::run_batch},
+      {"batch report",  // after "batch": the longer match wins
+       "repo2rocm batch report DIR [--json]",
+       "Rebuild a batch's summary.{json,csv,html} in DIR from DIR/runs (or DIR's run directories) alone.\n"
+       "Exit 0 when written, 2 when DIR holds no run directory.",
+       {},
+       &r2r::cli::run_batch_report},
   };
   return list;
 }
@@ -163,8 +184,6 @@ void print_usage(std::ostream& out, const po::options_description& global) {
   out << "repo2rocm " << R2R_VERSION << " - make CUDA research repositories run faithfully on AMD GPUs (ROCm)\n\n"
       << "usage: repo2rocm [global options] COMMAND [arguments]\n\ncommands:\n";
   for (const auto& c : commands()) out << "  " << c.synopsis << "\n";
-  out << "  repo2rocm batch MANIFEST [--scheduler ID] [--gpus 0,1] [--max-usd X] [--out DIR] [--resume] ...\n"
-      << "  repo2rocm batch report DIR\n";
   out << "\n"
       << global << "\nexit codes: 0 ok, 1 error, 2 usage or configuration error, 3 not verified, 4 no ROCm device\n"
       << "`repo2rocm COMMAND --help` describes one command.\n";
@@ -173,8 +192,6 @@ void print_usage(std::ostream& out, const po::options_description& global) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `batch` has its own option table (core/src/cli/batch_command.cpp, docs/batch.md).
-  if (r2r::cli::is_batch_command(argc, argv)) return r2r::cli::run_batch_main(argc, argv);
   po::options_description global("global options");
   global.add_options()("help,h", "show help (for a command: repo2rocm COMMAND --help)")(
       "version", "print the version and plugin ABI")("log-level", po::value<std::string>()->default_value("warn"),
@@ -192,7 +209,7 @@ int main(int argc, char** argv) {
       "plan: target GPU arch, e.g. gfx942 (or an alias such as mi300x); port: gfx targets to build-check, "
       "comma-separated")("rocm", po::value<std::string>(),
                          "port: target ROCm release (names HIP added later are reported)")(
-      "out", po::value<std::string>(), "plan, port: output directory")(
+      "out", po::value<std::string>(), "plan, port, batch: output directory")(
       "base-image", po::value<std::string>(), "plan: use this base image instead of the ranker's choice")(
       "cache-dir", po::value<std::string>(), "plan: clone cache directory")(
       "state-dir", po::value<std::string>(),
@@ -200,7 +217,8 @@ int main(int argc, char** argv) {
       "bundle key is")("trusted-key", po::value<std::string>(),
                        "verify: the public key (PEM) bundles must be signed with")(
       "instance", po::value<std::string>(), "llm ping: the pipeline instance to use")(
-      "mode", po::value<std::string>(), "run, execute: 0 baseline, 1 functional (default), 2 functional + metrics")(
+      "mode", po::value<std::string>(),
+      "run, execute, batch: 0 baseline, 1 functional (default), 2 functional + metrics")(
       "gpu", po::value<std::string>(), "run: index of the AMD GPU to pin (default 0)")(
       "run-dir", po::value<std::string>(),
       "run: run directory (an existing one is resumed); execute: new or empty run directory")(
@@ -212,7 +230,19 @@ int main(int argc, char** argv) {
       "max-seconds", po::value<std::string>(), "execute: wall-clock cap in seconds (default 3600)")(
       "until", po::value<std::string>(), "run: the last stage to run (intake, plan, port, environment, ...)")(
       "no-pull", po::value<std::string>()->zero_tokens()->implicit_value("1"),
-      "run: never pull the base image; one the engine lacks fails the run (offline hosts)");
+      "run: never pull the base image; one the engine lacks fails the run (offline hosts)")(
+      "scheduler", po::value<std::string>(), "batch: scheduler plugin id (default r2r.scheduler.local)")(
+      "scheduler-config", po::value<std::string>(), "batch: the scheduler plugin's config (JSON or @FILE)")(
+      "jobs", po::value<std::string>(), "batch: jobs in flight at most (default 0: the scheduler's slots)")(
+      "gpus", po::value<std::string>(), "batch, r2r.scheduler.local: GPU indices of the pool, e.g. 0,1,2")(
+      "max-usd", po::value<std::string>(), "batch: stop submitting once the runs spent this many USD")(
+      "max-tokens", po::value<std::string>(), "batch: stop submitting once the runs used this many LLM tokens")(
+      "max-gpu-hours", po::value<std::string>(), "batch: stop submitting once the jobs held GPUs this many hours")(
+      "resume", "batch: finish the batch in --out")("emit", po::value<std::vector<std::string>>()->multitoken(),
+                                                    "batch: k8s DIR: write Kubernetes Job manifests, run nothing")(
+      "k8s-image", po::value<std::string>(), "batch --emit k8s: container image (default repo2rocm:latest)")(
+      "k8s-pvc", po::value<std::string>(), "batch --emit k8s: claim for /runs (default repo2rocm-runs)")(
+      "k8s-namespace", po::value<std::string>(), "batch --emit k8s: namespace");
   po::options_description hidden;
   hidden.add_options()("words", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -278,11 +308,17 @@ int main(int argc, char** argv) {
                 << "`\nusage: " << chosen->synopsis << "\n";
       return r2r::cli::exit_usage;
     }
-    ctx.options[opt] = vm[opt].as<std::string>();
+    const auto& value = vm[opt].value();
+    if (value.type() == typeid(std::vector<std::string>)) {
+      ctx.lists[opt] = vm[opt].as<std::vector<std::string>>();
+    } else {
+      ctx.options[opt] = value.type() == typeid(std::string) ? vm[opt].as<std::string>() : std::string();
+    }
   }
   ctx.words.assign(words.begin() + static_cast<long>(consumed), words.end());
   if (vm.count("plugin-path")) ctx.plugin_paths = vm["plugin-path"].as<std::vector<std::string>>();
   ctx.json = vm.count("json") != 0;
+  ctx.log_level = vm["log-level"].as<std::string>();
   ctx.pipeline = ctx.option("pipeline");
   ctx.arch = ctx.option("arch");
   ctx.rocm = ctx.option("rocm");

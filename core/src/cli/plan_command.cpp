@@ -57,8 +57,7 @@ int run_plan(const cli_context& ctx) {
   auto session = run::open_port_session(
       ctx.search_path(ranking.search_paths, ctx.pipeline.empty() ? std::string() : ranking.file.parent_path().string()),
       ranking);
-  if (!session)
-    return report_error(ctx, session.error(), session.error().where == core::phase::config ? exit_usage : exit_error);
+  if (!session) return report_failure(ctx, session.error());
   run::plan_request request;
   request.tree = intake->worktree;
   request.source = intake->source;

@@ -177,7 +177,7 @@ int run_plugins_call(const cli_context& ctx) {
   if (!config) return report_error(ctx, config.error(), exit_usage);
   auto instance = core::plugin_instance::create(*plugin, *config);
   if (!instance) {
-    return report_error(ctx, instance.error(), instance.error().where == core::phase::config ? exit_usage : exit_error);
+    return report_failure(ctx, instance.error());
   }
   auto response = (*instance)->call(ctx.words[1], *request);
   if (!response) return report_error(ctx, response.error(), exit_error);

@@ -74,11 +74,7 @@ int run_run(const cli_context& ctx) {
                     ? core::parse_pipeline_text(generated::mode2_pipeline, "(built-in) configs/pipelines/mode2.json",
                                                 builtin_parent)
                     : core::parse_pipeline_text(generated::run_pipeline, "(built-in) configs/pipelines/run.json");
-  if (!parsed.config) {
-    std::string message = "invalid pipeline:";
-    for (const auto& p : parsed.problems) message += "\n  " + p.to_string();
-    return report_error(ctx, core::error{core::phase::config, message}, exit_usage);
-  }
+  if (!parsed.config) return report_error(ctx, pipeline_error(parsed), exit_usage);
   e.pipeline_label =
       builtin ? std::string(o.mode == 2 ? "(built-in) mode2" : "(built-in) run") : parsed.config->file.string();
   e.search_path = ctx.search_path(parsed.config->search_paths,

@@ -10,7 +10,7 @@
 
 namespace {
 
-using r2r::guards::accelerator_swap_guard;
+using r2r::plugins::guard::accelerator_swap_guard;
 using ::testing::HasSubstr;
 
 r2r::sdk::guard::check_request action(nlohmann::json a) {

@@ -4,7 +4,7 @@
 #include <regex>
 #include <set>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 namespace {
 
@@ -182,4 +182,4 @@ bool is_shell_file(const std::string& path) {
   return std::regex_search(path, shell_file);
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

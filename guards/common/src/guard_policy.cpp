@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-namespace r2r::guards::policy {
+namespace r2r::plugins::guard::policy {
 
 namespace {
 
@@ -219,4 +219,4 @@ sdk::guard::decision decide(const guard_policy& p, const finding& f, int mode, c
   return d;
 }
 
-}  // namespace r2r::guards::policy
+}  // namespace r2r::plugins::guard::policy

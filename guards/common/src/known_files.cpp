@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 std::string known_files::normalise(const std::string& path) {
   std::vector<std::string> parts;
@@ -93,4 +93,4 @@ std::optional<std::string> known_files::agent_script(const std::string& path) co
   return it->second;
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -7,7 +7,7 @@
 #include <regex>
 #include <sstream>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 namespace {
 
@@ -104,4 +104,4 @@ file_change line_delta(const std::string& path, const std::optional<std::string>
   return f;
 }
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

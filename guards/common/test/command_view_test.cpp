@@ -8,9 +8,9 @@
 
 namespace {
 
-using r2r::guards::command_text;
-using r2r::guards::known_files;
-using r2r::guards::view_command;
+using r2r::plugins::guard::command_text;
+using r2r::plugins::guard::known_files;
+using r2r::plugins::guard::view_command;
 using ::testing::HasSubstr;
 
 r2r::sdk::guard::action action(const nlohmann::json& j) {
@@ -23,7 +23,7 @@ void wrote(known_files& files, const std::string& path, const std::string& conte
   files.observe(r);
 }
 
-bool runs(const r2r::guards::command_view& v, const std::string& program, const std::string& arg) {
+bool runs(const r2r::plugins::guard::command_view& v, const std::string& program, const std::string& arg) {
   for (const auto& c : v.commands)
     if (!c.argv.empty() && r2r::shell::program_name(c.argv[0]) == program)
       for (const auto& a : c.argv)
@@ -74,7 +74,7 @@ TEST(CommandView, PatchedScriptsAndNestedScriptsAreExpandedWithoutLooping) {
 }
 
 TEST(CommandView, PythonSystemAndSubprocessLinesAreRead) {
-  const auto lines = r2r::guards::python_shell_lines(
+  const auto lines = r2r::plugins::guard::python_shell_lines(
       "import os, subprocess, sys\nos.system(\"pip install a\")\nsubprocess.run('pip install b', shell=True)\n"
       "subprocess.check_call([sys.executable, '-m', 'pip', 'install', 'c'])\nos.popen(f\"pip install d\")\n"
       "print('os.system is not called here')\n");
@@ -86,18 +86,18 @@ TEST(CommandView, ComputedCommandsAreListedAndDenied) {
   known_files files;
   const auto v = view_command("eval \"$(echo cGlwCg== | base64 -d)\"", files, 1 << 20);
   ASSERT_FALSE(v.computed.empty());
-  const auto d = r2r::guards::deny_computed(v, "test guard");
+  const auto d = r2r::plugins::guard::deny_computed(v, "test guard");
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->verdict, "deny");
   EXPECT_THAT(d->unlock, HasSubstr("write the command out"));
-  EXPECT_FALSE(r2r::guards::deny_computed(view_command("pip install einops", files, 1 << 20), "g").has_value());
+  EXPECT_FALSE(r2r::plugins::guard::deny_computed(view_command("pip install einops", files, 1 << 20), "g").has_value());
 }
 
 TEST(CommandView, ShellFilesByName) {
   for (const char* p : {"x.sh", "a/b.bash", ".bashrc", "/root/.profile", ".env", "prod.env", ".envrc"})
-    EXPECT_TRUE(r2r::guards::is_shell_file(p)) << p;
+    EXPECT_TRUE(r2r::plugins::guard::is_shell_file(p)) << p;
   for (const char* p : {"x.py", "env.yaml", "README.md", "environment.yml"})
-    EXPECT_FALSE(r2r::guards::is_shell_file(p)) << p;
+    EXPECT_FALSE(r2r::plugins::guard::is_shell_file(p)) << p;
 }
 
 }  // namespace

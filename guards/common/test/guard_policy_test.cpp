@@ -11,7 +11,7 @@
 
 namespace {
 
-namespace policy = r2r::guards::policy;
+namespace policy = r2r::plugins::guard::policy;
 using ::testing::HasSubstr;
 
 const char* const id = "r2r.guard.example";

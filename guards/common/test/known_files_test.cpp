@@ -5,7 +5,7 @@
 
 namespace {
 
-using r2r::guards::known_files;
+using r2r::plugins::guard::known_files;
 
 r2r::sdk::guard::observe_request observed(const char* type, const char* path, int exit_code, const char* out,
                                           const char* content = "") {

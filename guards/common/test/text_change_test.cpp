@@ -6,8 +6,8 @@
 
 namespace {
 
-using r2r::guards::line_delta;
-using r2r::guards::parse_unified_diff;
+using r2r::plugins::guard::line_delta;
+using r2r::plugins::guard::parse_unified_diff;
 using ::testing::ElementsAre;
 
 TEST(TextChange, UnifiedDiffPerFileWithHunkCounts) {
@@ -29,7 +29,7 @@ TEST(TextChange, UnifiedDiffPerFileWithHunkCounts) {
 // (which the executor turns into a deny); the agent writes the patch, so it must parse.
 TEST(TextChange, AHunkCountBeyondLongIsReadNotThrown) {
   const std::string patch = "--- a/k.cu\n+++ b/k.cu\n@@ -1,99999999999999999999999 +1,2 @@\n-old\n+new\n+more\n";
-  std::vector<r2r::guards::file_change> files;
+  std::vector<r2r::plugins::guard::file_change> files;
   ASSERT_NO_THROW(files = parse_unified_diff(patch));
   ASSERT_EQ(files.size(), 1u);
   EXPECT_THAT(files[0].removed, ElementsAre("old"));

@@ -10,7 +10,7 @@
 
 namespace {
 
-using r2r::guards::cpu_fallback_guard;
+using r2r::plugins::guard::cpu_fallback_guard;
 using ::testing::HasSubstr;
 
 r2r::sdk::guard::check_request run(const std::string& command) {

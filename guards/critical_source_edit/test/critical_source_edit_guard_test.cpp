@@ -11,9 +11,9 @@
 
 namespace {
 
-using r2r::guards::critical_source_edit_guard;
+using r2r::plugins::guard::critical_source_edit_guard;
 using ::testing::HasSubstr;
-namespace critical = r2r::guards::critical;
+namespace critical = r2r::plugins::guard::critical;
 
 const nlohmann::json plan = {
     {"arch", "gfx942"},
@@ -37,8 +37,8 @@ std::string patch(const std::string& path, const std::string& removed, const std
   int r = 0;
   int a = 0;
   std::string body;
-  for (const auto& l : r2r::guards::split_lines(removed)) body += "-" + l + "\n", ++r;
-  for (const auto& l : r2r::guards::split_lines(added)) body += "+" + l + "\n", ++a;
+  for (const auto& l : r2r::plugins::guard::split_lines(removed)) body += "-" + l + "\n", ++r;
+  for (const auto& l : r2r::plugins::guard::split_lines(added)) body += "+" + l + "\n", ++a;
   return "--- a/" + path + "\n+++ b/" + path + "\n@@ -1," + std::to_string(r) + " +1," + std::to_string(a) + " @@\n" +
          body;
 }

@@ -9,7 +9,7 @@
 
 namespace {
 
-using r2r::guards::image_switch_guard;
+using r2r::plugins::guard::image_switch_guard;
 using ::testing::HasSubstr;
 
 const nlohmann::json plan = {

@@ -11,9 +11,9 @@
 
 namespace {
 
-using r2r::guards::scale_down_guard;
+using r2r::plugins::guard::scale_down_guard;
 using ::testing::HasSubstr;
-namespace scale = r2r::guards::scale;
+namespace scale = r2r::plugins::guard::scale;
 
 nlohmann::json plan_with(const std::string& command) {
   return {{"workload", {{"command", command}, {"kind", "train"}}}, {"arch", "gfx942"}};

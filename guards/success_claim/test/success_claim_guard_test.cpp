@@ -10,7 +10,7 @@
 
 namespace {
 
-using r2r::guards::success_claim_guard;
+using r2r::plugins::guard::success_claim_guard;
 using ::testing::HasSubstr;
 
 r2r::sdk::guard::check_request request(nlohmann::json a, nlohmann::json context = nlohmann::json::object()) {

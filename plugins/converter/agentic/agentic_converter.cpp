@@ -40,8 +40,8 @@ std::string truncate(const std::string& s, std::size_t max) {
 }
 
 std::string to_utf8(std::string text) {
-  for (std::size_t at = convert::first_invalid_utf8(text); at != std::string::npos;
-       at = convert::first_invalid_utf8(text)) {
+  for (std::size_t at = plugins::converter::first_invalid_utf8(text); at != std::string::npos;
+       at = plugins::converter::first_invalid_utf8(text)) {
     text[at] = '?';
   }
   return text;
@@ -129,8 +129,10 @@ hipcc_toolchain& agentic_converter::toolchain() {
   return *toolchain_;
 }
 
-const numerics::device_tools& agentic_converter::devices() {
-  if (!devices_) devices_ = numerics::probe_devices(config_.numerics.nvcc, config_.hipcc, config_.numerics.search_dirs);
+const plugins::converter::numerics::device_tools& agentic_converter::devices() {
+  if (!devices_)
+    devices_ =
+        plugins::converter::numerics::probe_devices(config_.numerics.nvcc, config_.hipcc, config_.numerics.search_dirs);
   return *devices_;
 }
 
@@ -138,7 +140,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
                                                             sdk::call_context& ctx) {
   const std::vector<std::string> archs = request.target.arch.empty() ? config_.default_arch : request.target.arch;
   const auto cancelled = [&ctx] { return ctx.cancelled(); };
-  convert::scratch_dir scratch("r2r-agentic");
+  plugins::converter::scratch_dir scratch("r2r-agentic");
   budget spent;
   std::string llm_budget_spent;  // set once the llm instance refuses a call for its budget
   std::vector<hazard> remaining;
@@ -150,7 +152,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
                                std::vector<sdk::converter::build_result>& out) -> std::string {
     hipcc_toolchain& hipcc = toolchain();
     const fs::path dir = scratch.path() / ("unit" + std::to_string(unit_index++));
-    convert::write_output(dir.string(), path, text);
+    plugins::converter::write_output(dir.string(), path, text);
     const fs::path source = dir / path;
     std::vector<std::string> includes{source.parent_path().string()};
     if (!request.root.empty()) {
@@ -193,8 +195,9 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
   // input (root); nullopt when there is none or the gate is disabled. A bad spec is an error
   // diagnostic, not a verdict.
   // `why_not` says why there is no verdict when it returns nullopt.
-  const auto run_numerics = [&](const std::string& path, const std::string& candidate, convert::conversion& result,
-                                std::string& why_not) -> std::optional<numerics::gate_result> {
+  const auto run_numerics = [&](const std::string& path, const std::string& candidate,
+                                plugins::converter::conversion& result,
+                                std::string& why_not) -> std::optional<plugins::converter::numerics::gate_result> {
     const fs::path rel(path);
     const fs::path spec_rel = rel.parent_path() / (rel.stem().string() + config_.numerics.spec_suffix);
     if (!config_.numerics.enabled) {
@@ -211,10 +214,10 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
       }
     }
     if (!spec_path) return std::nullopt;
-    numerics::gate_input in;
+    plugins::converter::numerics::gate_input in;
     in.original_name = rel.filename().string();
     if (!request.base_root.empty()) {
-      in.original_text = convert::read_base(request.base_root, path, config_.max_file_bytes).value_or("");
+      in.original_text = plugins::converter::read_base(request.base_root, path, config_.max_file_bytes).value_or("");
     }
     in.rewritten_name = in.original_name;
     in.rewritten_text = candidate;
@@ -225,7 +228,8 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
       in.spec = nlohmann::json::parse(spec_in);
       const fs::path dir = scratch.path() / ("numerics" + std::to_string(unit_index++));
       fs::create_directories(dir);
-      return numerics::run_gate(in, devices(), dir, std::chrono::seconds(config_.numerics.timeout_seconds), cancelled);
+      return plugins::converter::numerics::run_gate(in, devices(), dir,
+                                                    std::chrono::seconds(config_.numerics.timeout_seconds), cancelled);
     } catch (const std::exception& e) {
       if (ctx.cancelled()) throw sdk::cancelled();
       why_not = "the harness spec could not be used (see the numerics-spec diagnostic)";
@@ -241,7 +245,8 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
     if (f.hazards) passed[f.path] = &*f.hazards;
 
   // The file's hazards: those the request passed when they fit the text, else a scan here.
-  const auto hazards_of = [&](const convert::loaded_input& input, convert::conversion& result, bool& failed) {
+  const auto hazards_of = [&](const plugins::converter::loaded_input& input, plugins::converter::conversion& result,
+                              bool& failed) {
     failed = false;
     const auto it = passed.find(input.path);
     if (it != passed.end()) {
@@ -266,10 +271,10 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
     return scan.hazards;
   };
 
-  const auto transform = [&](const convert::loaded_input& input, convert::file_kind what) {
-    convert::conversion result;
+  const auto transform = [&](const plugins::converter::loaded_input& input, plugins::converter::file_kind what) {
+    plugins::converter::conversion result;
     result.text = input.text;
-    if (what != convert::file_kind::source) return result;
+    if (what != plugins::converter::file_kind::source) return result;
     bool scan_failed = false;
     std::vector<hazard> hazards;
     for (const auto& h : hazards_of(input, result, scan_failed))
@@ -350,7 +355,7 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
           problem = log;
         }
       }
-      std::optional<numerics::gate_result> gate;
+      std::optional<plugins::converter::numerics::gate_result> gate;
       std::string no_gate_why;
       if (kind.empty()) {
         gate = run_numerics(input.path, candidate, result, no_gate_why);
@@ -423,16 +428,17 @@ sdk::converter::convert_response agentic_converter::convert(const sdk::converter
     return result;
   };
 
-  convert::transform_options options;
+  plugins::converter::transform_options options;
   options.converter_id = "r2r.converter.agentic";
   options.source_extensions = config_.source_extensions;
   options.build_files = false;
   options.max_file_bytes = config_.max_file_bytes;
-  auto response = convert::transform_files(request, options, transform, [&ctx] { ctx.throw_if_cancelled(); });
+  auto response =
+      plugins::converter::transform_files(request, options, transform, [&ctx] { ctx.throw_if_cancelled(); });
   response.hazards = std::move(remaining);
   response.builds = std::move(builds);
   if (toolchain_) response.tool = sdk::converter::tool_info{"hipcc", toolchain_->path(), toolchain_->version()};
-  convert::summarize(response);
+  plugins::converter::summarize(response);
   return response;
 }
 

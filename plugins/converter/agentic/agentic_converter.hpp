@@ -73,13 +73,13 @@ class agentic_converter {
 
  private:
   hipcc_toolchain& toolchain();
-  const numerics::device_tools& devices();
+  const plugins::converter::numerics::device_tools& devices();
 
   config config_;
   int min_rank_;
   sdk::host host_;
   std::optional<hipcc_toolchain> toolchain_;
-  std::optional<numerics::device_tools> devices_;  // probed on first use
+  std::optional<plugins::converter::numerics::device_tools> devices_;  // probed on first use
 };
 
 void from_json(const nlohmann::json& j, agentic_converter::config& c);

@@ -32,8 +32,8 @@ std::string truncate_log(const std::string& log, std::size_t max) {
 
 /// Compiler output is bytes; JSON needs UTF-8. Invalid sequences become '?'.
 std::string to_utf8(std::string text) {
-  for (std::size_t at = convert::first_invalid_utf8(text); at != std::string::npos;
-       at = convert::first_invalid_utf8(text)) {
+  for (std::size_t at = plugins::converter::first_invalid_utf8(text); at != std::string::npos;
+       at = plugins::converter::first_invalid_utf8(text)) {
     text[at] = '?';
   }
   return text;
@@ -99,13 +99,13 @@ build_checker::build_checker(const config& cfg, const sdk::host& host) : config_
       throw sdk::invalid_argument("default_arch: expected gfx target names like gfx90a, found '" + arch + "'");
     }
   }
-  for (const auto& dir : cfg.include_dirs) convert::check_relative_path(dir);
+  for (const auto& dir : cfg.include_dirs) plugins::converter::check_relative_path(dir);
 }
 
 hipcc_toolchain& build_checker::toolchain() {
   if (toolchain_) return *toolchain_;
   const std::string rootfs = config_.rootfs.empty() ? default_rootfs() : config_.rootfs;
-  const auto bwrap = convert::find_program(config_.bwrap, {});
+  const auto bwrap = plugins::converter::find_program(config_.bwrap, {});
   const bool use_rootfs = config_.toolchain == "rootfs" || (config_.toolchain == "auto" && bwrap && has_hipcc(rootfs));
   if (use_rootfs) {
     if (!bwrap) {
@@ -138,15 +138,15 @@ hipcc_toolchain& build_checker::toolchain() {
 
 sdk::converter::convert_response build_checker::convert(const sdk::converter::convert_request& request,
                                                         sdk::call_context& ctx) {
-  convert::check_root(request.root, "root");
-  for (const auto& f : request.files) convert::check_relative_path(f.path);
+  plugins::converter::check_root(request.root, "root");
+  for (const auto& f : request.files) plugins::converter::check_relative_path(f.path);
   hipcc_toolchain& hipcc = toolchain();
   const std::vector<std::string> archs = request.target.arch.empty() ? config_.default_arch : request.target.arch;
   const auto cancelled = [&ctx] { return ctx.cancelled(); };
 
   sdk::converter::convert_response response;
   response.converter = "r2r.converter.build-check";
-  convert::scratch_dir scratch("r2r-build-check");
+  plugins::converter::scratch_dir scratch("r2r-build-check");
   hipcc.bind(request.root, scratch.path().string());
   response.tool = sdk::converter::tool_info{"hipcc", hipcc.path(), hipcc.version()};
   const std::string label = hipcc.label();
@@ -162,12 +162,12 @@ sdk::converter::convert_response build_checker::convert(const sdk::converter::co
     ctx.throw_if_cancelled();
     sdk::converter::file_result result;
     result.path = f.path;
-    const auto input = convert::load_input(f, request.root, config_.max_file_bytes);
+    const auto input = plugins::converter::load_input(f, request.root, config_.max_file_bytes);
     if (input.problem) {
-      response.files.push_back(convert::bad_input_result(f.path, *input.problem));
+      response.files.push_back(plugins::converter::bad_input_result(f.path, *input.problem));
       continue;
     }
-    if (f.text) convert::write_output(inline_root.string(), f.path, *f.text);
+    if (f.text) plugins::converter::write_output(inline_root.string(), f.path, *f.text);
     if (!is_translation_unit(f.path, input.text)) {
       result.status = "skipped";
       response.files.push_back(std::move(result));
@@ -242,7 +242,7 @@ sdk::converter::convert_response build_checker::convert(const sdk::converter::co
       response.builds.push_back(std::move(b));
     }
   }
-  convert::summarize(response);
+  plugins::converter::summarize(response);
   return response;
 }
 

@@ -8,7 +8,7 @@
 namespace r2r::plugins::converter {
 
 std::optional<hipcc_toolchain> hipcc_toolchain::find(const std::string& hipcc, const std::vector<std::string>& dirs) {
-  auto path = convert::find_program(hipcc, dirs);
+  auto path = plugins::converter::find_program(hipcc, dirs);
   if (!path) return std::nullopt;
   return hipcc_toolchain(*path);
 }
@@ -27,9 +27,10 @@ void hipcc_toolchain::bind(const std::string& sources, const std::string& scratc
   if (jail_) jail_->bind(sources, scratch);
 }
 
-convert::process_result hipcc_toolchain::run(std::vector<std::string> args, std::chrono::seconds timeout,
-                                             const std::function<bool()>& cancelled, std::string& command) const {
-  convert::process_options o;
+plugins::converter::process_result hipcc_toolchain::run(std::vector<std::string> args, std::chrono::seconds timeout,
+                                                        const std::function<bool()>& cancelled,
+                                                        std::string& command) const {
+  plugins::converter::process_options o;
   if (jail_) {
     o.argv = jail_->prefix();
     o.argv.push_back(path_);
@@ -42,10 +43,10 @@ convert::process_result hipcc_toolchain::run(std::vector<std::string> args, std:
       }
       const auto guest = jail_->guest_path(a.substr(slash));
       if (!guest) {
-        convert::process_result r;
+        plugins::converter::process_result r;
         r.start_error = "path " + a.substr(slash) +
                         " is outside the directories bound into the toolchain rootfs; nothing was compiled";
-        command = convert::command_line(o.argv);
+        command = plugins::converter::command_line(o.argv);
         return r;
       }
       o.argv.push_back(a.substr(0, slash) + *guest);
@@ -57,8 +58,8 @@ convert::process_result hipcc_toolchain::run(std::vector<std::string> args, std:
   o.timeout = timeout;
   o.cancelled = cancelled;
   o.max_output = std::size_t{256} << 10;
-  command = convert::command_line(o.argv);
-  auto r = convert::run_process(o);
+  command = plugins::converter::command_line(o.argv);
+  auto r = plugins::converter::run_process(o);
   if (jail_) {
     r.out = jail_->host_text(std::move(r.out));
     r.err = jail_->host_text(std::move(r.err));
@@ -109,10 +110,10 @@ const hipcc_toolchain::probe_result& hipcc_toolchain::probe(const std::string& a
   return probes_[arch] = result;
 }
 
-convert::process_result hipcc_toolchain::compile(const std::string& source, const std::string& object,
-                                                 const std::string& arch, const std::vector<std::string>& include_dirs,
-                                                 const std::vector<std::string>& flags, std::chrono::seconds timeout,
-                                                 const std::function<bool()>& cancelled, std::string& command) const {
+plugins::converter::process_result hipcc_toolchain::compile(
+    const std::string& source, const std::string& object, const std::string& arch,
+    const std::vector<std::string>& include_dirs, const std::vector<std::string>& flags, std::chrono::seconds timeout,
+    const std::function<bool()>& cancelled, std::string& command) const {
   std::vector<std::string> args{"--offload-arch=" + arch};
   for (const auto& dir : include_dirs) args.push_back("-I" + dir);
   args.insert(args.end(), flags.begin(), flags.end());

@@ -53,15 +53,15 @@ class hipcc_toolchain {
   /// Compiles `source` to `object` for one arch: hipcc -x hip --offload-arch=ARCH -c. In a rootfs,
   /// every path must lie beneath a bound directory (else the result says so and nothing runs), and
   /// the output names host paths. `command` receives the command line as run.
-  convert::process_result compile(const std::string& source, const std::string& object, const std::string& arch,
-                                  const std::vector<std::string>& include_dirs, const std::vector<std::string>& flags,
-                                  std::chrono::seconds timeout, const std::function<bool()>& cancelled,
-                                  std::string& command) const;
+  plugins::converter::process_result compile(const std::string& source, const std::string& object,
+                                             const std::string& arch, const std::vector<std::string>& include_dirs,
+                                             const std::vector<std::string>& flags, std::chrono::seconds timeout,
+                                             const std::function<bool()>& cancelled, std::string& command) const;
 
  private:
   explicit hipcc_toolchain(std::string path) : path_(std::move(path)) {}
-  convert::process_result run(std::vector<std::string> args, std::chrono::seconds timeout,
-                              const std::function<bool()>& cancelled, std::string& command) const;
+  plugins::converter::process_result run(std::vector<std::string> args, std::chrono::seconds timeout,
+                                         const std::function<bool()>& cancelled, std::string& command) const;
 
   std::string path_;  // host hipcc, or "hipcc" inside the rootfs
   std::optional<rootfs_jail> jail_;

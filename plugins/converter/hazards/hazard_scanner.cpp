@@ -27,13 +27,13 @@ hazard_scan scan_hazards(std::string_view path, std::string_view text) {
   const auto in_block = [&](std::size_t at) {
     return std::any_of(blocks.begin(), blocks.end(), [&](const auto& b) { return at >= b.first && at <= b.second; });
   };
-  convert::lexer lexer(text);
+  plugins::converter::lexer lexer(text);
   std::vector<scan_token> tokens;
   tokens.reserve(text.size() / 4);
   for (;;) {
-    const convert::token t = lexer.next();
-    if (t.kind == convert::token_kind::end_of_file) break;
-    if (t.kind == convert::token_kind::error) {
+    const plugins::converter::token t = lexer.next();
+    if (t.kind == plugins::converter::token_kind::end_of_file) break;
+    if (t.kind == plugins::converter::token_kind::error) {
       out.failed = true;
       sdk::converter::diagnostic d;
       d.file = std::string(path);
@@ -46,7 +46,7 @@ hazard_scan scan_hazards(std::string_view path, std::string_view text) {
       out.diagnostics.push_back(std::move(d));
       return out;
     }
-    if (t.kind == convert::token_kind::comment || t.in_skipped_block) continue;
+    if (t.kind == plugins::converter::token_kind::comment || t.in_skipped_block) continue;
     if (in_block(t.begin)) continue;
     tokens.push_back({t.kind, lexer.text_of(t), t.line, t.column, t.begin, t.in_directive});
   }

@@ -44,22 +44,22 @@ hazards_converter::hazards_converter(const config& cfg, const sdk::host& host)
 
 sdk::converter::convert_response hazards_converter::convert(const sdk::converter::convert_request& request,
                                                             sdk::call_context& ctx) {
-  convert::check_root(request.root, "root");
-  for (const auto& f : request.files) convert::check_relative_path(f.path);
+  plugins::converter::check_root(request.root, "root");
+  for (const auto& f : request.files) plugins::converter::check_relative_path(f.path);
   sdk::converter::convert_response response;
   response.converter = "r2r.converter.hazards";
   for (const auto& f : request.files) {
     ctx.throw_if_cancelled();
-    if (convert::classify_path(f.path, config_.source_extensions) != convert::file_kind::source) {
+    if (plugins::converter::classify_path(f.path, config_.source_extensions) != plugins::converter::file_kind::source) {
       sdk::converter::file_result skipped;
       skipped.path = f.path;
       skipped.status = "skipped";
       response.files.push_back(std::move(skipped));
       continue;
     }
-    const auto input = convert::load_input(f, request.root, config_.max_file_bytes);
+    const auto input = plugins::converter::load_input(f, request.root, config_.max_file_bytes);
     if (input.problem) {
-      response.files.push_back(convert::bad_input_result(f.path, *input.problem));
+      response.files.push_back(plugins::converter::bad_input_result(f.path, *input.problem));
       continue;
     }
     auto scan = scan_hazards(f.path, input.text);
@@ -78,7 +78,7 @@ sdk::converter::convert_response hazards_converter::convert(const sdk::converter
     if (request.return_text.value_or(false)) result.text = input.text;
     response.files.push_back(std::move(result));
   }
-  convert::summarize(response);
+  plugins::converter::summarize(response);
   R2R_LOG(host_, info, "hazards: " << response.hazards.size() << " in " << response.files.size() << " files");
   return response;
 }

@@ -12,7 +12,7 @@
 namespace r2r::plugins::converter {
 namespace {
 
-using convert::token_kind;
+using plugins::converter::token_kind;
 
 constexpr std::array<std::string_view, 8> cp_async_names = {"__pipeline_memcpy_async",
                                                             "__pipeline_commit",

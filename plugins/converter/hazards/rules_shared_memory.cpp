@@ -8,7 +8,7 @@
 namespace r2r::plugins::converter {
 namespace {
 
-using convert::token_kind;
+using plugins::converter::token_kind;
 
 constexpr std::int64_t lds_limit = 64 * 1024;
 

@@ -10,7 +10,7 @@
 namespace r2r::plugins::converter {
 namespace {
 
-using convert::token_kind;
+using plugins::converter::token_kind;
 
 constexpr std::array<std::string_view, 16> sync_intrinsics = {
     "__shfl_sync",       "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",

@@ -9,7 +9,7 @@
 namespace r2r::plugins::converter {
 namespace {
 
-using convert::token_kind;
+using plugins::converter::token_kind;
 
 constexpr std::array<std::pair<std::string_view, std::int64_t>, 44> type_sizes{{
     {"char", 1},     {"signed char", 1}, {"unsigned char", 1},  {"bool", 1},          {"int8_t", 1},

@@ -21,7 +21,7 @@
 namespace r2r::plugins::converter {
 
 struct scan_token {
-  convert::token_kind kind;
+  plugins::converter::token_kind kind;
   std::string_view text;
   std::int64_t line;
   std::int64_t column;

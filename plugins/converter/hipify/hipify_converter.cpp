@@ -8,9 +8,9 @@
 namespace r2r::plugins::converter {
 namespace {
 
-convert::version_code parse_target(const std::string& text, const char* where) {
+plugins::converter::version_code parse_target(const std::string& text, const char* where) {
   if (text.empty()) return 0;
-  const auto v = convert::parse_version(text);
+  const auto v = plugins::converter::parse_version(text);
   if (!v) {
     throw sdk::invalid_argument(std::string(where) + ": expected a ROCm release like \"6.2\" or \"6.2.1\", found \"" +
                                 text + "\"");
@@ -48,7 +48,7 @@ hipify_converter::hipify_converter(const config& cfg, const sdk::host& host) : h
 
 sdk::converter::convert_response hipify_converter::convert(const sdk::converter::convert_request& request,
                                                            sdk::call_context& ctx) {
-  convert::hipify_options options = options_;
+  plugins::converter::hipify_options options = options_;
   if (!request.target.rocm.empty()) options.target_rocm = parse_target(request.target.rocm, "target.rocm");
 
   // A quoted include is the project's own header when that file is in the request or under root,
@@ -70,16 +70,17 @@ sdk::converter::convert_response hipify_converter::convert(const sdk::converter:
     const auto& macros = project_macros(request.root, ctx);
     options.project_names.insert(macros.begin(), macros.end());
   }
-  auto response = convert::transform_files(
+  auto response = plugins::converter::transform_files(
       request, transform_,
-      [&options](const convert::loaded_input& input, convert::file_kind kind) {
-        return kind == convert::file_kind::build ? convert::convert_build_file(input.path, input.text)
-                                                 : convert::convert_source(input.path, input.text, options);
+      [&options](const plugins::converter::loaded_input& input, plugins::converter::file_kind kind) {
+        return kind == plugins::converter::file_kind::build
+                   ? plugins::converter::convert_build_file(input.path, input.text)
+                   : plugins::converter::convert_source(input.path, input.text, options);
       },
       [&ctx] { ctx.throw_if_cancelled(); },
-      [&options](const std::vector<const convert::loaded_input*>& inputs) {
+      [&options](const std::vector<const plugins::converter::loaded_input*>& inputs) {
         // Macros any file of the request defines are the project's, not unknown CUDA names.
-        for (const auto* input : inputs) convert::collect_defined_names(input->text, options.project_names);
+        for (const auto* input : inputs) plugins::converter::collect_defined_names(input->text, options.project_names);
       });
   R2R_LOG(host_, info,
           "hipify: " << response.summary["files"] << " files, " << response.summary["converted"] << " converted, "
@@ -103,10 +104,12 @@ const std::set<std::string, std::less<>>& hipify_converter::project_macros(const
     // devices are not regular files.
     if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
     const std::string rel = it->path().lexically_relative(base).generic_string();
-    if (ec || convert::classify_path(rel, transform_.source_extensions) != convert::file_kind::source) continue;
+    if (ec ||
+        plugins::converter::classify_path(rel, transform_.source_extensions) != plugins::converter::file_kind::source)
+      continue;
     ctx.throw_if_cancelled();
-    const auto input = convert::load_input({rel, std::nullopt}, root, transform_.max_file_bytes);
-    if (!input.problem) convert::collect_defined_names(input.text, names);
+    const auto input = plugins::converter::load_input({rel, std::nullopt}, root, transform_.max_file_bytes);
+    if (!input.problem) plugins::converter::collect_defined_names(input.text, names);
   }
   return macros_by_root_[root] = std::move(names);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // r2r.converter.hipify: CUDA -> HIP conversion of source and build files with the token-aware
-// engine of r2r::convert (comments and literals untouched, includes and link names rewritten,
+// engine of r2r::plugins::converter (comments and literals untouched, includes and link names rewritten,
 // kernel launches kept in the <<<...>>> form hipcc compiles), reporting every CUDA name it leaves.
 // THREADING: the host serialises calls; the object is immutable after construction.
 #pragma once
@@ -44,8 +44,8 @@ class hipify_converter {
   /// stages of a port call the converter in batches over the same tree).
   const std::set<std::string, std::less<>>& project_macros(const std::string& root, sdk::call_context& ctx);
 
-  convert::hipify_options options_;
-  convert::transform_options transform_;
+  plugins::converter::hipify_options options_;
+  plugins::converter::transform_options transform_;
   std::map<std::string, std::set<std::string, std::less<>>> macros_by_root_;
   sdk::host host_;
 };

@@ -15,9 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-convert::conversion tool_failure(const std::string& path, const std::string& text, std::string message,
-                                 std::string hint) {
-  convert::conversion c;
+plugins::converter::conversion tool_failure(const std::string& path, const std::string& text, std::string message,
+                                            std::string hint) {
+  plugins::converter::conversion c;
   c.failed = true;
   c.text = text;
   sdk::converter::diagnostic d;
@@ -57,7 +57,7 @@ external_hipify::external_hipify(const config& cfg, const sdk::host& host) : con
     throw sdk::invalid_argument("tool must be auto, hipify-perl or hipify-clang; found '" + cfg.tool + "'");
   }
   if (!cfg.rocm_version.empty()) {
-    const auto v = convert::parse_version(cfg.rocm_version);
+    const auto v = plugins::converter::parse_version(cfg.rocm_version);
     if (!v)
       throw sdk::invalid_argument("rocm_version: expected a release like \"6.2\", found \"" + cfg.rocm_version + "\"");
     audit_.target_rocm = *v;
@@ -73,12 +73,12 @@ external_hipify::located_tool external_hipify::locate() const {
     names = {config_.tool};
   }
   for (const auto& name : names) {
-    if (auto path = convert::find_program(name, config_.search_dirs)) {
+    if (auto path = plugins::converter::find_program(name, config_.search_dirs)) {
       located_tool t{name, *path, {}};
-      convert::process_options o;
+      plugins::converter::process_options o;
       o.argv = {*path, "--version"};
       o.timeout = std::chrono::seconds(30);
-      const auto r = convert::run_process(o);
+      const auto r = plugins::converter::run_process(o);
       if (r.ok()) t.version = first_line(r.out.empty() ? r.err : r.out);
       return t;
     }
@@ -92,14 +92,14 @@ external_hipify::located_tool external_hipify::locate() const {
                          "converter inside a ROCm image, set search_dirs, or use r2r.converter.hipify");
 }
 
-convert::conversion external_hipify::run_tool(const located_tool& tool, const std::string& path,
-                                              const std::string& text, const std::string& scratch,
-                                              sdk::call_context& ctx) const {
+plugins::converter::conversion external_hipify::run_tool(const located_tool& tool, const std::string& path,
+                                                         const std::string& text, const std::string& scratch,
+                                                         sdk::call_context& ctx) const {
   const fs::path input = fs::path(scratch) / "in" / path;
   const fs::path output = fs::path(scratch) / "out" / path;
-  convert::write_output((fs::path(scratch) / "in").string(), path, text);
+  plugins::converter::write_output((fs::path(scratch) / "in").string(), path, text);
   fs::create_directories(output.parent_path());
-  convert::process_options o;
+  plugins::converter::process_options o;
   o.argv = {tool.path};
   o.argv.insert(o.argv.end(), config_.tool_args.begin(), config_.tool_args.end());
   o.argv.push_back(input.string());
@@ -111,9 +111,9 @@ convert::conversion external_hipify::run_tool(const located_tool& tool, const st
   o.timeout = std::chrono::seconds(config_.timeout_seconds);
   o.max_output = config_.max_file_bytes * 2 + 4096;
   o.cancelled = [&ctx] { return ctx.cancelled(); };
-  const auto r = convert::run_process(o);
+  const auto r = plugins::converter::run_process(o);
   if (r.cancelled) throw sdk::cancelled();
-  const std::string command = convert::command_line(o.argv);
+  const std::string command = plugins::converter::command_line(o.argv);
   if (!r.started)
     return tool_failure(path, text, tool.name + " did not start: " + r.start_error, "check the installation");
   if (r.timed_out) {
@@ -128,7 +128,7 @@ convert::conversion external_hipify::run_tool(const located_tool& tool, const st
         clang ? "hipify-clang needs a CUDA installation and the project's compile flags (clang_args)"
               : "check the file with the compiler; r2r.converter.hipify reports syntax problems");
   }
-  convert::conversion c;
+  plugins::converter::conversion c;
   if (clang) {
     std::ifstream in(output, std::ios::binary);
     std::stringstream s;
@@ -141,7 +141,7 @@ convert::conversion external_hipify::run_tool(const located_tool& tool, const st
     return tool_failure(path, text, tool.name + " exited 0 but produced no output [" + command + "]",
                         "run the command by hand to see what it does with this file");
   }
-  if (auto problem = convert::check_text(c.text, o.max_output)) {
+  if (auto problem = plugins::converter::check_text(c.text, o.max_output)) {
     return tool_failure(path, text, tool.name + " produced unusable output: " + problem->message, "report it upstream");
   }
   return c;
@@ -150,27 +150,27 @@ convert::conversion external_hipify::run_tool(const located_tool& tool, const st
 sdk::converter::convert_response external_hipify::convert(const sdk::converter::convert_request& request,
                                                           sdk::call_context& ctx) {
   const located_tool tool = locate();
-  convert::hipify_options audit = audit_;
+  plugins::converter::hipify_options audit = audit_;
   if (!request.target.rocm.empty()) {
-    const auto v = convert::parse_version(request.target.rocm);
+    const auto v = plugins::converter::parse_version(request.target.rocm);
     if (!v)
       throw sdk::invalid_argument("target.rocm: expected a release like \"6.2\", found \"" + request.target.rocm +
                                   "\"");
     audit.target_rocm = *v;
   }
-  convert::scratch_dir scratch("r2r-hipify-external");
-  convert::transform_options options;
+  plugins::converter::scratch_dir scratch("r2r-hipify-external");
+  plugins::converter::transform_options options;
   options.converter_id = "r2r.converter.hipify-external";
   options.source_extensions = config_.source_extensions;
   options.build_files = false;  // the tools convert source files only
   options.max_file_bytes = config_.max_file_bytes;
-  auto response = convert::transform_files(
+  auto response = plugins::converter::transform_files(
       request, options,
-      [&](const convert::loaded_input& input, convert::file_kind) {
-        convert::conversion c = run_tool(tool, input.path, input.text, scratch.path().string(), ctx);
+      [&](const plugins::converter::loaded_input& input, plugins::converter::file_kind) {
+        plugins::converter::conversion c = run_tool(tool, input.path, input.text, scratch.path().string(), ctx);
         if (c.failed) return c;
         // The tool says nothing about what it left: audit its output with the tables.
-        convert::conversion checked = convert::convert_source(input.path, c.text, audit);
+        plugins::converter::conversion checked = plugins::converter::convert_source(input.path, c.text, audit);
         c.changed = c.text != input.text;
         c.diagnostics = std::move(checked.diagnostics);
         c.stats = std::move(checked.stats);

@@ -50,11 +50,11 @@ class external_hipify {
     std::string version;
   };
   located_tool locate() const;
-  convert::conversion run_tool(const located_tool& tool, const std::string& path, const std::string& text,
-                               const std::string& scratch, sdk::call_context& ctx) const;
+  plugins::converter::conversion run_tool(const located_tool& tool, const std::string& path, const std::string& text,
+                                          const std::string& scratch, sdk::call_context& ctx) const;
 
   config config_;
-  convert::hipify_options audit_;
+  plugins::converter::hipify_options audit_;
   sdk::host host_;
 };
 

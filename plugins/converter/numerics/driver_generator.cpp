@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 namespace {
 
 std::string number(double v) {
@@ -126,4 +126,4 @@ std::string generate_driver(const harness_spec& spec, const std::string& kernel_
   return o.str();
 }
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

@@ -12,11 +12,11 @@
 
 #include <string>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 
 enum class dialect { cuda, hip };
 
 /// The driver source. `kernel_include` is the path the driver #includes (quoted as given).
 std::string generate_driver(const harness_spec& spec, const std::string& kernel_include, dialect d);
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 namespace {
 
 std::string trim(const std::string& s) {
@@ -256,4 +256,4 @@ harness_spec bind_spec(const nlohmann::json& spec, const kernel_signature& signa
   return h;
 }
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

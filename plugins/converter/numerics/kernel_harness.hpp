@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 
 /// Element types the harness can fill, record and compare.
 enum class dtype { f32, f64, i32, u32, i64, u64 };
@@ -74,4 +74,4 @@ struct harness_spec {
 /// (expected / found / what to do) for a missing or extra argument, a bad count, fill or shape.
 harness_spec bind_spec(const nlohmann::json& spec, const kernel_signature& signature);
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <system_error>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 namespace {
 
 namespace fs = std::filesystem;
@@ -21,7 +21,7 @@ void write(const fs::path& path, const std::string& text) {
   if (!o.flush()) throw std::runtime_error("cannot write " + path.string());
 }
 
-std::string first_line(const convert::process_result& r) {
+std::string first_line(const plugins::converter::process_result& r) {
   std::string text = r.start_error + r.err + r.out;
   if (r.timed_out) text = "timed out; " + text;
   const auto nl = text.find('\n');
@@ -29,14 +29,14 @@ std::string first_line(const convert::process_result& r) {
   return text.size() > 300 ? text.substr(0, 300) + "..." : text;
 }
 
-convert::process_result run(std::vector<std::string> argv, const fs::path& dir, std::chrono::seconds timeout,
-                            const std::function<bool()>& cancelled) {
-  convert::process_options o;
+plugins::converter::process_result run(std::vector<std::string> argv, const fs::path& dir, std::chrono::seconds timeout,
+                                       const std::function<bool()>& cancelled) {
+  plugins::converter::process_options o;
   o.argv = std::move(argv);
   o.working_directory = dir.string();
   o.timeout = timeout;
   o.cancelled = cancelled;
-  return convert::run_process(o);
+  return plugins::converter::run_process(o);
 }
 
 std::optional<json> read_output(const fs::path& path, std::string& problem) {
@@ -57,22 +57,22 @@ std::optional<json> read_output(const fs::path& path, std::string& problem) {
 
 device_tools probe_devices(const std::string& nvcc, const std::string& hipcc, const std::vector<std::string>& dirs) {
   device_tools t;
-  t.nvcc = convert::find_program(nvcc, dirs);
-  t.hipcc = convert::find_program(hipcc, dirs);
-  if (const auto smi = convert::find_program("nvidia-smi", dirs)) {
-    convert::process_options o;
+  t.nvcc = plugins::converter::find_program(nvcc, dirs);
+  t.hipcc = plugins::converter::find_program(hipcc, dirs);
+  if (const auto smi = plugins::converter::find_program("nvidia-smi", dirs)) {
+    plugins::converter::process_options o;
     o.argv = {*smi, "-L"};
     o.timeout = std::chrono::seconds(20);
-    const auto r = convert::run_process(o);
+    const auto r = plugins::converter::run_process(o);
     t.nvidia_gpu = r.ok() && r.out.rfind("GPU ", 0) == 0;
   }
   std::error_code ec;
   if (fs::exists("/dev/kfd", ec)) {
-    if (const auto rocminfo = convert::find_program("rocminfo", dirs)) {
-      convert::process_options o;
+    if (const auto rocminfo = plugins::converter::find_program("rocminfo", dirs)) {
+      plugins::converter::process_options o;
       o.argv = {*rocminfo};
       o.timeout = std::chrono::seconds(30);
-      const auto r = convert::run_process(o);
+      const auto r = plugins::converter::run_process(o);
       t.rocm_device = r.ok() && r.out.find("Name:                    gfx") != std::string::npos;
     }
   }
@@ -181,4 +181,4 @@ gate_result run_gate(const gate_input& in, const device_tools& tools, const fs::
   return decide(std::move(reference_status), reference, std::move(candidate_status), candidate, tolerance);
 }
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

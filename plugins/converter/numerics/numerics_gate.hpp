@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 
 /// What this machine can run. Probed once (probe_devices), or set by a caller that knows.
 struct device_tools {
@@ -60,4 +60,4 @@ gate_result decide(std::string reference_status, const std::optional<nlohmann::j
 gate_result run_gate(const gate_input& in, const device_tools& tools, const std::filesystem::path& scratch,
                      std::chrono::seconds timeout, const std::function<bool()>& cancelled);
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

@@ -14,7 +14,7 @@
 
 namespace {
 
-using namespace r2r::numerics;
+using namespace r2r::plugins::converter::numerics;
 
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

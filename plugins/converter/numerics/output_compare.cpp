@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 namespace {
 
 using nlohmann::json;
@@ -185,4 +185,4 @@ comparison compare_outputs(const json& reference, const json& candidate, const j
   return c;
 }
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::numerics {
+namespace r2r::plugins::converter::numerics {
 
 struct tolerance {
   double abs = 0;
@@ -56,4 +56,4 @@ struct comparison {
 comparison compare_outputs(const nlohmann::json& reference, const nlohmann::json& candidate,
                            const nlohmann::json& tolerance_overrides = nlohmann::json::object());
 
-}  // namespace r2r::numerics
+}  // namespace r2r::plugins::converter::numerics

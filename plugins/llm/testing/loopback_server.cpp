@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace r2r::testing {
+namespace r2r::plugins::llm::testkit {
 
 struct loopback_server::impl {
   httplib::Server server;
@@ -154,4 +154,4 @@ std::size_t loopback_server::request_count() const {
   return impl_->seen.size();
 }
 
-}  // namespace r2r::testing
+}  // namespace r2r::plugins::llm::testkit

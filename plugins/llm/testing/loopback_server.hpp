@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace r2r::testing {
+namespace r2r::plugins::llm::testkit {
 
 struct recorded_request {
   std::string method;
@@ -78,4 +78,4 @@ class loopback_server {
   std::unique_ptr<impl> impl_;
 };
 
-}  // namespace r2r::testing
+}  // namespace r2r::plugins::llm::testkit

@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-namespace r2r::testing {
+namespace r2r::plugins::llm::testkit {
 
 /// Sets an environment variable until destroyed (then restores the previous state).
 /// THREADING: setenv is not thread-safe; use before starting calls.
@@ -72,4 +72,4 @@ inline long long ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace r2r::testing
+}  // namespace r2r::plugins::llm::testkit

@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-namespace r2r::rankers {
+namespace r2r::plugins::ranker {
 namespace {
 
 using sdk::ranker::candidate;
@@ -259,4 +259,4 @@ sdk::ranker::rank_response jaccard_ranker::rank(const rank_request& req) {
   return out;
 }
 
-}  // namespace r2r::rankers
+}  // namespace r2r::plugins::ranker

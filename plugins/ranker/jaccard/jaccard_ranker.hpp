@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string>
 
-namespace r2r::rankers {
+namespace r2r::plugins::ranker {
 
 class jaccard_ranker {
  public:
@@ -47,4 +47,4 @@ void from_json(const nlohmann::json& j, jaccard_ranker::config& c);
 /// PEP 503 normalisation: lower case, runs of '-', '_' and '.' become one '-'.
 std::string normalise_package(std::string_view name);
 
-}  // namespace r2r::rankers
+}  // namespace r2r::plugins::ranker

@@ -5,4 +5,4 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-R2R_PLUGIN_MAIN(r2r::rankers::jaccard_ranker)
+R2R_PLUGIN_MAIN(r2r::plugins::ranker::jaccard_ranker)

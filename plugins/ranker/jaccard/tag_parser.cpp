@@ -5,7 +5,7 @@
 #include <map>
 #include <regex>
 
-namespace r2r::rankers {
+namespace r2r::plugins::ranker {
 namespace {
 
 bool is_version_text(const std::string& s) {
@@ -94,4 +94,4 @@ sdk::ranker::tag_fields merge_fields(const sdk::ranker::tag_fields& base, const 
   return out;
 }
 
-}  // namespace r2r::rankers
+}  // namespace r2r::plugins::ranker

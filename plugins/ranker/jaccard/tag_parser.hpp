@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::rankers {
+namespace r2r::plugins::ranker {
 
 /// The tag's parts, lower-cased, split at '_' and '-' (e.g. {"rocm7.2", "ubuntu24.04", ...}).
 std::vector<std::string> tag_tokens(std::string_view tag);
@@ -23,4 +23,4 @@ sdk::ranker::tag_fields parse_tag(std::string_view tag);
 /// `base` with every empty field filled from `parsed` (the catalog wins where both say something).
 sdk::ranker::tag_fields merge_fields(const sdk::ranker::tag_fields& base, const sdk::ranker::tag_fields& parsed);
 
-}  // namespace r2r::rankers
+}  // namespace r2r::plugins::ranker

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace r2r::rankers {
+namespace r2r::plugins::ranker {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -98,4 +98,4 @@ std::optional<bool> spec_allows(std::string_view spec, const version& v) {
   return all;
 }
 
-}  // namespace r2r::rankers
+}  // namespace r2r::plugins::ranker

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::rankers {
+namespace r2r::plugins::ranker {
 
 using version = std::vector<int>;
 
@@ -23,4 +23,4 @@ int compare_versions(const version& a, const version& b);
 /// An empty spec allows everything.
 std::optional<bool> spec_allows(std::string_view spec, const version& v);
 
-}  // namespace r2r::rankers
+}  // namespace r2r::plugins::ranker

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 
 capped_output::capped_output(std::size_t cap) {
   if (cap < 2) cap = 2;
@@ -46,4 +46,4 @@ std::string capped_output::render() const {
   return out;
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

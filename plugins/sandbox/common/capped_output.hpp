@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 
 class capped_output {
  public:
@@ -34,4 +34,4 @@ class capped_output {
   std::uint64_t total_ = 0;
 };
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

@@ -4,7 +4,7 @@
 #include <r2r/sdk/error.hpp>
 #include <r2r/sdk/kinds/sandbox.hpp>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 namespace {
 
 // "http://host:port/path" -> "host" (pip's trusted-host takes host or host:port; the host is enough).
@@ -76,4 +76,4 @@ std::map<std::string, std::string> install_env(const package_index& index) {
   return env;
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

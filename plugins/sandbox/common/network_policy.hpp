@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 
 /// Where installs fetch from, set by the operator in the plugin config ("package_index"), so a
 /// mirror or a proxy can be used. Passed only into install execs, never into others.
@@ -40,4 +40,4 @@ bool exec_gets_network(const std::string& policy, bool install);
 /// in PIP_TRUSTED_HOST: the operator chose that index.
 std::map<std::string, std::string> install_env(const package_index& index);
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

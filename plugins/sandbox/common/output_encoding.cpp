@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 namespace {
 constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 }
@@ -105,4 +105,4 @@ encoded_text encode_output(std::string bytes) {
   return {base64_encode(bytes), "base64"};
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 
 bool is_valid_utf8(std::string_view bytes) noexcept;
 std::string base64_encode(std::string_view bytes);
@@ -19,4 +19,4 @@ struct encoded_text {
 };
 encoded_text encode_output(std::string bytes);
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

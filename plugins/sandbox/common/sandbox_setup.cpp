@@ -3,7 +3,7 @@
 
 #include <r2r/sdk/error.hpp>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 
 namespace fs = std::filesystem;
 
@@ -31,4 +31,4 @@ void require_gpu_devices(const sdk::sandbox::gpu& gpu) {
   }
 }
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

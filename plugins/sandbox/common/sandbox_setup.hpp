@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 
 struct prepared_workspace {
   std::filesystem::path path;  // absolute, canonical
@@ -22,4 +22,4 @@ prepared_workspace prepare_workspace(const std::string& requested, const std::fi
 /// Throws sdk::unavailable naming the first device of `gpu` (/dev/kfd, the render node) not on this host.
 void require_gpu_devices(const sdk::sandbox::gpu& gpu);
 
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

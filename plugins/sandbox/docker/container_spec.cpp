@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 std::map<std::string, std::string> sandbox_env(const sdk::sandbox::create_request& plan) {
   auto env = plan.env;
@@ -82,4 +82,4 @@ nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const sp
                         {"HostConfig", host}};
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

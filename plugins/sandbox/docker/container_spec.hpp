@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 struct spec_inputs {
   std::string image;
@@ -39,4 +39,4 @@ std::map<std::string, std::string> sandbox_env(const sdk::sandbox::create_reques
 /// Throws sdk::invalid_argument for an unknown seccomp or ipc value.
 nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const spec_inputs& in);
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

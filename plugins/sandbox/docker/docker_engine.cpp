@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 namespace {
 
 using clock = std::chrono::steady_clock;
@@ -247,8 +247,8 @@ exec_outcome docker_engine::exec(const std::string& container, const exec_spec& 
   const std::string exec_id = parse_json("exec", created.body).at("Id").get<std::string>();
 
   exec_outcome outcome;
-  outcome.out = sandbox_common::capped_output(spec.max_output_bytes);
-  outcome.err = sandbox_common::capped_output(spec.max_output_bytes);
+  outcome.out = plugins::sandbox::capped_output(spec.max_output_bytes);
+  outcome.err = plugins::sandbox::capped_output(spec.max_output_bytes);
   std::string pid_line;  // stderr up to the wrapper's first newline
   bool pid_done = false;
   long pid = 0;
@@ -337,4 +337,4 @@ std::uintmax_t docker_engine::get_archive(const std::string& container, const st
   return size;
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 struct exec_spec {
   std::vector<std::string> cmd;
@@ -31,8 +31,8 @@ struct exec_spec {
 
 struct exec_outcome {
   int exit_code = -1;
-  sandbox_common::capped_output out{2};
-  sandbox_common::capped_output err{2};
+  plugins::sandbox::capped_output out{2};
+  plugins::sandbox::capped_output err{2};
   bool timed_out = false;
   bool cancelled = false;
   std::chrono::milliseconds duration{0};
@@ -112,4 +112,4 @@ class docker_engine {
 /// The command docker_engine::exec expects: reports the pid, then execs /bin/sh -c command.
 std::vector<std::string> exec_wrapper(const std::string& command);
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

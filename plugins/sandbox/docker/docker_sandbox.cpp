@@ -25,7 +25,7 @@
 #include <regex>
 #include <sstream>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 namespace fs = std::filesystem;
 namespace sb = sdk::sandbox;
 
@@ -107,7 +107,7 @@ void from_json(const nlohmann::json& j, docker_sandbox::config& c) {
   c.max_output_bytes = j.value("max_output_bytes", d.max_output_bytes);
   c.api_timeout_s = j.value("api_timeout_s", d.api_timeout_s);
   c.seccomp = j.value("seccomp", d.seccomp);
-  c.network = sandbox_common::configured_policy(j);
+  c.network = plugins::sandbox::configured_policy(j);
   c.network_mode = j.value("network_mode", d.network_mode);
   c.package_index = j.value("package_index", d.package_index);
   c.keepalive_cmd = j.value("keepalive_cmd", d.keepalive_cmd);
@@ -267,12 +267,12 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
-  record.network = sandbox_common::effective_policy(request.network, cfg_.network);
+  record.network = plugins::sandbox::effective_policy(request.network, cfg_.network);
   record.image = image;
   record.name = "r2r-" + owner_ + "-" + id;
   // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
-  if (request.gpu) sandbox_common::require_gpu_devices(*request.gpu);
-  const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
+  if (request.gpu) plugins::sandbox::require_gpu_devices(*request.gpu);
+  const auto workspace = plugins::sandbox::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;
   // One live sandbox per workspace: a container of an earlier sandbox on the same host workspace
@@ -329,7 +329,7 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
   exec_spec spec;
   spec.cmd = exec_wrapper(request.command);
   std::map<std::string, std::string> env;
-  if (request.install) env = sandbox_common::install_env(cfg_.package_index);
+  if (request.install) env = plugins::sandbox::install_env(cfg_.package_index);
   for (const auto& [k, v] : request.env) env[k] = v;
   for (const auto& [k, v] : env) spec.env.push_back(k + "=" + v);
   spec.workdir = request.workdir.empty() ? cfg_.sandbox_workspace : request.workdir;
@@ -349,8 +349,8 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
     out.oom_killed = count > record.oom_seen;
     if (count >= 0) record.oom_seen = count;
   }
-  auto o = sandbox_common::encode_output(outcome.out.render());
-  auto e = sandbox_common::encode_output(outcome.err.render());
+  auto o = plugins::sandbox::encode_output(outcome.out.render());
+  auto e = plugins::sandbox::encode_output(outcome.err.render());
   out.stdout_text = std::move(o.text);
   out.stdout_encoding = o.encoding;
   out.stderr_text = std::move(e.text);
@@ -359,7 +359,7 @@ sb::exec_response docker_sandbox::exec(const sb::exec_request& request, sdk::cal
   out.stderr_bytes = static_cast<std::int64_t>(outcome.err.total_bytes());
   out.truncated = outcome.out.truncated() || outcome.err.truncated();
   out.duration_ms = outcome.duration.count();
-  out.network = sandbox_common::exec_gets_network(record.network, request.install);
+  out.network = plugins::sandbox::exec_gets_network(record.network, request.install);
   R2R_LOG(host_, debug,
           "sandbox " << request.sandbox_id << ": exit " << out.exit_code << (out.timed_out ? " (timed out)" : "")
                      << (out.oom_killed ? " (OOM)" : "") << " in " << out.duration_ms << " ms");
@@ -670,7 +670,7 @@ nlohmann::json docker_sandbox::build_context(const build_request& request,
   options.nocache = request.nocache;
   if (request.network && cfg_.network != "none") {
     options.network = cfg_.network_mode;
-    options.build_args = sandbox_common::install_env(cfg_.package_index);
+    options.build_args = plugins::sandbox::install_env(cfg_.package_index);
   }
   for (const auto& [k, v] : request.build_args) options.build_args[k] = v;
   const std::string tag = request.tag.empty() ? "r2r-build-" + owner_ + ":" + std::to_string(next_id_++) : request.tag;
@@ -692,4 +692,4 @@ nlohmann::json docker_sandbox::build_context(const build_request& request,
   return {{"image", id}, {"tag", tag}, {"dockerfile", text.str()}, {"network", options.network}};
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

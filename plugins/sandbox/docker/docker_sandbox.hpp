@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 class docker_sandbox {
  public:
@@ -40,11 +40,11 @@ class docker_sandbox {
     std::int64_t max_output_bytes = 1 << 20;
     double api_timeout_s = 120;
     std::string seccomp = "default";
-    std::string network = "install";              // default policy: "none" | "install" | "always"
-    std::string network_mode = "bridge";          // the engine network a networked exec is attached to
-    sandbox_common::package_index package_index;  // passed into install execs only
-    bool no_pull = false;                         // true: a missing image is an error, as on offline hosts
-    std::string pull_progress = "auto";           // "auto": per-layer display on a terminal, else log events
+    std::string network = "install";                // default policy: "none" | "install" | "always"
+    std::string network_mode = "bridge";            // the engine network a networked exec is attached to
+    plugins::sandbox::package_index package_index;  // passed into install execs only
+    bool no_pull = false;                           // true: a missing image is an error, as on offline hosts
+    std::string pull_progress = "auto";             // "auto": per-layer display on a terminal, else log events
     std::vector<std::string> keepalive_cmd{"/bin/sh", "-c", "while :; do sleep 3600; done"};
   };
 
@@ -132,4 +132,4 @@ class docker_sandbox {
 
 void from_json(const nlohmann::json& j, docker_sandbox::config& c);
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 namespace {
 
 void no_newline(const std::string& what, const std::string& value) {
@@ -82,4 +82,4 @@ std::string generate_dockerfile(const build_request& r, const std::map<std::stri
   return text;
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 struct build_request {
   std::string from;                          // base image (must exist locally: nothing is pulled)
@@ -32,4 +32,4 @@ void from_json(const nlohmann::json& j, build_request& r);
 /// value with a newline where the Dockerfile syntax cannot carry one.
 std::string generate_dockerfile(const build_request& request, const std::map<std::string, std::string>& labels);
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

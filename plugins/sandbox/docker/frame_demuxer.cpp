@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 void frame_demuxer::feed(std::string_view bytes) {
   while (!bytes.empty()) {
@@ -32,4 +32,4 @@ void frame_demuxer::feed(std::string_view bytes) {
   }
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string_view>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 class frame_demuxer {
  public:
@@ -35,4 +35,4 @@ class frame_demuxer {
   stream current_ = stream::stdout_;
 };
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

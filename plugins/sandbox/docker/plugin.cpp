@@ -5,4 +5,4 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-R2R_PLUGIN_MAIN(r2r::sandbox_docker::docker_sandbox)
+R2R_PLUGIN_MAIN(r2r::plugins::sandbox::docker::docker_sandbox)

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 namespace {
 
 std::string megabytes(std::int64_t bytes) {
@@ -56,4 +56,4 @@ std::vector<std::string> pull_progress::layer_lines() const {
   return out;
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 class pull_progress {
  public:
@@ -37,4 +37,4 @@ class pull_progress {
   std::string digest_;
 };
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 namespace {
 
 std::string base64(const std::string& in, bool url) {
@@ -127,4 +127,4 @@ bool has_credential_helper(const nlohmann::json& config, const std::string& regi
   return config.contains("credsStore") && config["credsStore"].is_string();
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

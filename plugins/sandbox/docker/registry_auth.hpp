@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 /// A reference split for POST /images/create: "reg:5000/a/b:1" -> {"reg:5000/a/b", "1"};
 /// "a/b@sha256:…" -> {"a/b", "sha256:…"}; no tag -> "latest".
@@ -34,4 +34,4 @@ std::string registry_auth_header(const nlohmann::json& config, const std::string
 /// Whether `config` names a credential helper for `registry` (credHelpers, or a credsStore).
 bool has_credential_helper(const nlohmann::json& config, const std::string& registry);
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

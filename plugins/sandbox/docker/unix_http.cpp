@@ -11,7 +11,7 @@
 #include <memory>
 #include <mutex>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 namespace {
 
 void global_init() {
@@ -157,4 +157,4 @@ std::string url_encode(std::string_view value) {
   return out;
 }
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

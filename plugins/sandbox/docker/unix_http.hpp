@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::sandbox_docker {
+namespace r2r::plugins::sandbox::docker {
 
 class unix_http {
  public:
@@ -56,4 +56,4 @@ class unix_http {
 /// Percent-encodes a query parameter value.
 std::string url_encode(std::string_view value);
 
-}  // namespace r2r::sandbox_docker
+}  // namespace r2r::plugins::sandbox::docker

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "bwrap_args.hpp"
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 
 std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, const bwrap_inputs& in,
                                     const std::string& command) {
@@ -28,4 +28,4 @@ std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, co
   return a;
 }
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 
 struct bwrap_inputs {
   std::string bwrap;  // absolute path of the bwrap binary
@@ -29,4 +29,4 @@ struct bwrap_inputs {
 std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, const bwrap_inputs& in,
                                     const std::string& command);
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <system_error>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 namespace {
 
 using clock = std::chrono::steady_clock;
@@ -77,8 +77,8 @@ process_result run_process(const std::vector<std::string>& argv, const std::vect
   close(err.write);
 
   process_result result;
-  result.out = sandbox_common::capped_output(max_output);
-  result.err = sandbox_common::capped_output(max_output);
+  result.out = plugins::sandbox::capped_output(max_output);
+  result.err = plugins::sandbox::capped_output(max_output);
   std::array<pollfd, 2> fds{{{out.read, POLLIN, 0}, {err.read, POLLIN, 0}}};
   const auto deadline = timeout.count() > 0 ? started + timeout : clock::time_point::max();
   clock::time_point killed_at{};
@@ -125,4 +125,4 @@ process_result run_process(const std::vector<std::string>& argv, const std::vect
   return result;
 }
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

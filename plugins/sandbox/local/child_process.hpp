@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 
 struct process_limits {
   rlim_t address_space_bytes = RLIM_INFINITY;  // RLIMIT_AS
@@ -27,8 +27,8 @@ struct process_result {
   int exit_code = -1;  // 128+signal when killed by a signal
   bool timed_out = false;
   bool cancelled = false;
-  sandbox_common::capped_output out{2};
-  sandbox_common::capped_output err{2};
+  plugins::sandbox::capped_output out{2};
+  plugins::sandbox::capped_output err{2};
   std::chrono::milliseconds duration{0};
 };
 
@@ -38,4 +38,4 @@ process_result run_process(const std::vector<std::string>& argv, const std::vect
                            const process_limits& limits, std::chrono::milliseconds timeout, std::size_t max_output,
                            const std::function<bool()>& cancelled);
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

@@ -17,7 +17,7 @@
 #include <regex>
 #include <sstream>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 namespace fs = std::filesystem;
 namespace sb = sdk::sandbox;
 
@@ -49,7 +49,7 @@ void from_json(const nlohmann::json& j, local_sandbox::config& c) {
   c.cpu_seconds = j.value("cpu_seconds", d.cpu_seconds);
   c.file_size_bytes = j.value("file_size_bytes", d.file_size_bytes);
   c.open_files = j.value("open_files", d.open_files);
-  c.network = sandbox_common::configured_policy(j);
+  c.network = plugins::sandbox::configured_policy(j);
   c.package_index = j.value("package_index", d.package_index);
 }
 
@@ -112,10 +112,10 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   const std::string id = "sbx" + std::to_string(next_id_++);
   sandbox_record record;
   record.plan = request;
-  record.network = sandbox_common::effective_policy(request.network, cfg_.network);
+  record.network = plugins::sandbox::effective_policy(request.network, cfg_.network);
   // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
-  if (request.gpu) sandbox_common::require_gpu_devices(*request.gpu);
-  const auto workspace = sandbox_common::prepare_workspace(request.workspace, state_dir(), id);
+  if (request.gpu) plugins::sandbox::require_gpu_devices(*request.gpu);
+  const auto workspace = plugins::sandbox::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;
   // One live sandbox per workspace: an exec of an earlier sandbox on it (an executor SIGKILLed
@@ -169,12 +169,12 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
     in.env["ROCR_VISIBLE_DEVICES"] = visible;
   }
   if (request.install) {
-    for (const auto& [k, v] : sandbox_common::install_env(cfg_.package_index)) in.env[k] = v;
+    for (const auto& [k, v] : plugins::sandbox::install_env(cfg_.package_index)) in.env[k] = v;
   }
   for (const auto& [k, v] : request.env) in.env[k] = v;
   // Each exec is its own bwrap with its own namespaces (--unshare-pid: nothing outlives it), so
   // sharing the network with this one exec shares it with nothing else.
-  in.share_net = sandbox_common::exec_gets_network(record.network, request.install);
+  in.share_net = plugins::sandbox::exec_gets_network(record.network, request.install);
 
   process_limits limits;
   const auto& p = record.plan.limits;
@@ -193,8 +193,8 @@ sb::exec_response local_sandbox::exec(const sb::exec_request& request, sdk::call
   sb::exec_response out;
   out.exit_code = r.timed_out ? 137 : r.exit_code;
   out.timed_out = r.timed_out;
-  auto o = sandbox_common::encode_output(r.out.render());
-  auto e = sandbox_common::encode_output(r.err.render());
+  auto o = plugins::sandbox::encode_output(r.out.render());
+  auto e = plugins::sandbox::encode_output(r.err.render());
   out.stdout_text = std::move(o.text);
   out.stdout_encoding = o.encoding;
   out.stderr_text = std::move(e.text);
@@ -360,4 +360,4 @@ sb::removed_response local_sandbox::cleanup(const sb::cleanup_request& request) 
   return out;
 }
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

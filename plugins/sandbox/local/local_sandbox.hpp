@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 
 class local_sandbox {
  public:
@@ -40,8 +40,8 @@ class local_sandbox {
     std::int64_t cpu_seconds = 3600;        // RLIMIT_CPU
     std::int64_t file_size_bytes = 16LL << 30;
     std::int64_t open_files = 4096;
-    std::string network = "install";              // default policy: "none" | "install" | "always"
-    sandbox_common::package_index package_index;  // passed into install execs only
+    std::string network = "install";                // default policy: "none" | "install" | "always"
+    plugins::sandbox::package_index package_index;  // passed into install execs only
   };
 
   local_sandbox(const config& cfg, const sdk::host& host);
@@ -88,4 +88,4 @@ class local_sandbox {
 
 void from_json(const nlohmann::json& j, local_sandbox::config& c);
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

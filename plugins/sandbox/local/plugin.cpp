@@ -5,4 +5,4 @@
 
 #include <r2r/sdk/plugin.hpp>
 
-R2R_PLUGIN_MAIN(r2r::sandbox_local::local_sandbox)
+R2R_PLUGIN_MAIN(r2r::plugins::sandbox::local::local_sandbox)

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 namespace fs = std::filesystem;
 
 namespace {
@@ -97,4 +97,4 @@ std::vector<pid_t> reclaim_workspace(const fs::path& host_workspace, const std::
   return pids;
 }
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

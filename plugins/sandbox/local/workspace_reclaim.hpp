@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::sandbox_local {
+namespace r2r::plugins::sandbox::local {
 
 /// Pids of this user's processes whose command line binds `host_workspace` at `sandbox_workspace`
 /// (`--bind HOST SANDBOX`, the form bwrap_args writes), this process excluded. Processes that are
@@ -25,4 +25,4 @@ std::vector<pid_t> processes_binding(const std::filesystem::path& host_workspace
 std::vector<pid_t> reclaim_workspace(const std::filesystem::path& host_workspace, const std::string& sandbox_workspace,
                                      std::chrono::milliseconds wait);
 
-}  // namespace r2r::sandbox_local
+}  // namespace r2r::plugins::sandbox::local

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   std::ifstream in(argv[1], std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  const auto c = r2r::convert::convert_source(argv[1], text.str(), {});
+  const auto c = r2r::plugins::converter::convert_source(argv[1], text.str(), {});
   int errors = 0;
   for (const auto& d : c.diagnostics) {
     if (d.severity == "error") {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 namespace v = sdk::verifier;
@@ -396,4 +396,4 @@ component_verdict check_accelerator_components(const component_plan& plan,
   return out;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

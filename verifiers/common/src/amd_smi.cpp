@@ -5,7 +5,7 @@
 
 #include <regex>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 constexpr std::string_view process_tool = "amd-smi process";
@@ -242,4 +242,4 @@ amd_smi_version parse_amd_smi_version(std::string_view text) {
   return v;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

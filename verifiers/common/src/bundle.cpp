@@ -5,7 +5,7 @@
 #include <r2r/verify/rocm_smi.hpp>
 #include <r2r/verify/text.hpp>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 std::vector<bundle_section> parse_bundle(std::string_view output, std::string_view nonce) {
   const std::string marker = "@@R2R-" + std::string(nonce) + " ";
@@ -86,4 +86,4 @@ std::vector<process_sample> parse_samples(std::string_view body) {
   return out;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -5,7 +5,7 @@
 
 #include <r2r/sdk/error.hpp>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 void to_json(nlohmann::json& j, const host_process& p) {
   j = {{"pid", p.pid}, {"nspid", p.nspid}, {"pidns", p.pidns}, {"uid", p.uid}};
@@ -49,7 +49,7 @@ void to_json(nlohmann::json& j, const mode1_capture& c) {
         {{"exit_code", c.collector.exit_code},
          {"timed_out", c.collector.timed_out},
          {"truncated", c.collector.truncated},
-         {"stdout_b64", sandbox_common::base64_encode(c.collector.stdout_text)}}},
+         {"stdout_b64", plugins::sandbox::base64_encode(c.collector.stdout_text)}}},
        {"host_sampler", {{"ran", c.host_sampler}, {"note", c.host_sampler_note}, {"interval_s", c.host_interval_s}}},
        {"host_samples", c.host_samples},
        {"ledger", c.ledger}};
@@ -81,7 +81,7 @@ void from_json(const nlohmann::json& j, mode1_capture& c) {
   c.collector.timed_out = col->value("timed_out", false);
   c.collector.truncated = col->value("truncated", false);
   try {
-    c.collector.stdout_text = sandbox_common::base64_decode(col->value("stdout_b64", std::string()));
+    c.collector.stdout_text = plugins::sandbox::base64_decode(col->value("stdout_b64", std::string()));
   } catch (const std::exception& e) {
     bad(std::string("collector.stdout_b64: expected base64, ") + e.what());
   }
@@ -128,4 +128,4 @@ std::string fence_of(std::string_view out) {
   return f;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

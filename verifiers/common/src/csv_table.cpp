@@ -2,7 +2,7 @@
 #include <r2r/verify/csv_table.hpp>
 #include <r2r/verify/text.hpp>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 std::optional<std::size_t> csv_table::column(std::initializer_list<std::string_view> names) const {
   for (const auto name : names) {
@@ -53,4 +53,4 @@ csv_table parse_csv_table(std::string_view text, std::string_view tool) {
   return table;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 /// Host root (uid 0) is never the workload: collect.sh runs it unprivileged, and a workload that
@@ -116,4 +116,4 @@ gpu_share measure_gpu_share(const std::vector<host_sample>& samples, const workl
   return g;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <r2r/verify/host_objects.hpp>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 host_code workload_objects(const std::vector<host_sample>& samples, const std::set<long long>& gpu_pids) {
   host_code out;
@@ -42,4 +42,4 @@ std::string host_code_gap(const host_code& code, const std::set<long long>& gpu_
          "host maps were sampled, or the processes left between samples)";
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 namespace fs = std::filesystem;
@@ -214,4 +214,4 @@ std::vector<host_sample> host_sampler::stop() {
   return std::move(samples_);
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

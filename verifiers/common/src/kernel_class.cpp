@@ -5,7 +5,7 @@
 #include <cctype>
 #include <regex>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 bool ident_char(char c) {
@@ -83,4 +83,4 @@ std::vector<std::string> global_function_names(std::string_view source) {
   return out;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -18,7 +18,7 @@
 #include <regex>
 #include <set>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 namespace v = sdk::verifier;
@@ -328,7 +328,7 @@ sdk::verifier::verify_response mode1_verifier::verify(const sdk::verifier::verif
   capture.collector.timed_out = reply.timed_out;
   capture.collector.truncated = reply.truncated;
   capture.collector.stdout_text =
-      reply.stdout_encoding == "base64" ? sandbox_common::base64_decode(reply.stdout_text) : reply.stdout_text;
+      reply.stdout_encoding == "base64" ? plugins::sandbox::base64_decode(reply.stdout_text) : reply.stdout_text;
   capture.nonce = fence_of(capture.collector.stdout_text);
   auto response = judge_mode1(config_, want, capture);
   response.capture = capture;
@@ -352,4 +352,4 @@ sdk::verifier::verify_response mode1_verifier::judge(const sdk::verifier::judge_
   return response;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

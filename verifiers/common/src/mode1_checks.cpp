@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <regex>
 
-namespace r2r::verify::mode1_detail {
+namespace r2r::plugins::verifier::mode1_detail {
 namespace {
 
 namespace v = sdk::verifier;
@@ -178,8 +178,8 @@ v::check check_accelerator_components(const mode1_expectations& want, const mode
       return unverified("accelerator_components", std::string("a probe record is unreadable: ") + e.what());
     }
   }
-  auto verdict = r2r::verify::check_accelerator_components(want.components, ran, code, !ev.kernels.empty(), ev.mapped,
-                                                           host_code_gap(ev.mapped, ev.share.host_pids));
+  auto verdict = r2r::plugins::verifier::check_accelerator_components(
+      want.components, ran, code, !ev.kernels.empty(), ev.mapped, host_code_gap(ev.mapped, ev.share.host_pids));
   if (ev.kernels.empty() && !ev.profiler.empty() && verdict.check.status == "not_verified")
     verdict.check.detail += " (torch.profiler " + ev.profiler + ")";
   ledger.insert(ledger.end(), verdict.ledger.begin(), verdict.ledger.end());
@@ -192,8 +192,8 @@ v::check check_accelerator_components(const mode1_expectations& want, const mode
 
 v::check check_scale_as_planned(const mode1_expectations& want, const mode1_capture& capture) {
   const bool read = want.scale_files.empty() || (capture.scale_read.ran && capture.scale_read.ok);
-  return r2r::verify::check_scale_as_planned(want.command, want.scale_files, capture.scale_read.files, read,
-                                             capture.ledger);
+  return r2r::plugins::verifier::check_scale_as_planned(want.command, want.scale_files, capture.scale_read.files, read,
+                                                        capture.ledger);
 }
 
-}  // namespace r2r::verify::mode1_detail
+}  // namespace r2r::plugins::verifier::mode1_detail

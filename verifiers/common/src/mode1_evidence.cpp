@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace r2r::verify::mode1_detail {
+namespace r2r::plugins::verifier::mode1_detail {
 namespace {
 
 const std::set<std::string> known_sections = {
@@ -191,4 +191,4 @@ mode1_evidence read_evidence(const mode1_config& cfg, const mode1_capture& captu
   return ev;
 }
 
-}  // namespace r2r::verify::mode1_detail
+}  // namespace r2r::plugins::verifier::mode1_detail

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::verify::mode1_detail {
+namespace r2r::plugins::verifier::mode1_detail {
 
 struct mode1_evidence {
   std::string fence;
@@ -63,4 +63,4 @@ sdk::verifier::check check_accelerator_components(const mode1_expectations& want
                                                   std::vector<sdk::verifier::evidence_item>& evidence);
 sdk::verifier::check check_scale_as_planned(const mode1_expectations& want, const mode1_capture& capture);
 
-}  // namespace r2r::verify::mode1_detail
+}  // namespace r2r::plugins::verifier::mode1_detail

@@ -4,7 +4,7 @@
 
 #include <regex>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 csv_table parse_nvidia_smi_query_csv(std::string_view text) {
   return parse_csv_table(strip_source_header(text), "nvidia-smi --format=csv");
@@ -76,4 +76,4 @@ nvidia_smi_table parse_nvidia_smi_table(std::string_view text) {
   return t;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

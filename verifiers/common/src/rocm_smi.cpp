@@ -7,7 +7,7 @@
 
 #include <regex>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 std::optional<long long> known_int(std::string_view v) {
@@ -153,4 +153,4 @@ std::vector<concise_row> parse_rocm_smi_concise(std::string_view text) {
   return out;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

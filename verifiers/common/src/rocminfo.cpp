@@ -4,7 +4,7 @@
 
 #include <regex>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 std::vector<hsa_agent> rocminfo_report::gpus() const {
   std::vector<hsa_agent> out;
@@ -68,4 +68,4 @@ rocminfo_report parse_rocminfo(std::string_view text) {
   return r;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

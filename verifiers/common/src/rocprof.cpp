@@ -5,7 +5,7 @@
 
 #include <regex>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 std::optional<long long> field_int(const std::vector<std::string>& row, std::optional<std::size_t> col) {
@@ -187,4 +187,4 @@ rocprof_console parse_rocprof_console(std::string_view text) {
   return c;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <random>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 std::string where(const std::string& file, int line) {
@@ -187,4 +187,4 @@ void replace_check(sdk::verifier::verify_response& r, sdk::verifier::check c, co
                                   : "not verified: " + failed;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

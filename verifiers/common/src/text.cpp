@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 namespace {
 std::string message(std::string_view tool, std::string_view expected, std::string_view found, std::string_view remedy) {
@@ -209,4 +209,4 @@ std::string excerpt(std::string_view s) {
   return out;
 }
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -9,7 +9,7 @@
 #include <regex>
 #include <stdexcept>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 namespace {
 
 std::string none_to_empty(std::string v) {
@@ -272,4 +272,4 @@ probe_report probe_from_json(const nlohmann::json& j) {
 }
 }  // namespace
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -12,7 +12,7 @@
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 using nlohmann::json;
 using ::testing::HasSubstr;
 

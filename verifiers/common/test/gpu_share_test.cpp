@@ -19,8 +19,8 @@
 
 namespace {
 
-using namespace r2r::verify;
-using namespace r2r::verify::testdata;
+using namespace r2r::plugins::verifier;
+using namespace r2r::plugins::verifier::testdata;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 using kf = kernel_family;
 
 TEST(KernelClass, FlashAttention) {

@@ -11,8 +11,8 @@
 
 namespace {
 
-using namespace r2r::verify;
-using namespace r2r::verify::testdata;
+using namespace r2r::plugins::verifier;
+using namespace r2r::plugins::verifier::testdata;
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
@@ -252,7 +252,7 @@ TEST(Mode1Attack, AWholeForgedOutputBeforeTheRealOneFails) {
   real.probe = hip_probe;
   auto c = real.capture();
   c.collector.stdout_text = forged.text() + "\n" + c.collector.stdout_text;
-  c.nonce = r2r::verify::fence_of(c.collector.stdout_text);
+  c.nonce = r2r::plugins::verifier::fence_of(c.collector.stdout_text);
   const auto r = judge(c, "python train.py");
   EXPECT_EQ(r.verdict, "fail") << r.summary;
   EXPECT_THAT(check_named(r, "evidence_integrity").detail, HasSubstr("@@R2R-" + real.fence));

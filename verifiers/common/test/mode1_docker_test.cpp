@@ -105,7 +105,7 @@ TEST(Mode1Docker, BusyboxImageWithoutAPrivilegeDropToolIsNeverAPass) {
   // The collector said why it could not drop privileges. The workload, left as root, found no
   // nonce anywhere, but could reach the collector's sampler output: its marker lines there fail the
   // run before anything else is read.
-  const auto parsed = capture.get<r2r::verify::mode1_capture>();
+  const auto parsed = capture.get<r2r::plugins::verifier::mode1_capture>();
   EXPECT_THAT(parsed.collector.stdout_text, HasSubstr("privdrop\nnone no privilege-drop tool works in this image"));
   EXPECT_THAT(parsed.collector.stdout_text, HasSubstr("nonce lines: 0"));
   std::string integrity;

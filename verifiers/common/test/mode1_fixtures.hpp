@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string>
 
-namespace r2r::verify::testdata {
+namespace r2r::plugins::verifier::testdata {
 
 namespace v = r2r::sdk::verifier;
 
@@ -147,4 +147,4 @@ struct amd_capture {
   }
 };
 
-}  // namespace r2r::verify::testdata
+}  // namespace r2r::plugins::verifier::testdata

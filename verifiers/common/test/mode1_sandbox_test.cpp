@@ -90,23 +90,23 @@ class Mode1Sandbox : public ::testing::Test {
   std::string id;
 };
 
-r2r::verify::mode1_capture capture_of(const nlohmann::json& reply) {
-  r2r::verify::mode1_capture c;
+r2r::plugins::verifier::mode1_capture capture_of(const nlohmann::json& reply) {
+  r2r::plugins::verifier::mode1_capture c;
   c.vendor = "nvidia";
   c.collector.exit_code = reply.at("exit_code");
   c.collector.timed_out = reply.value("timed_out", false);
   c.collector.truncated = reply.value("truncated", false);
   c.collector.stdout_text = reply.at("stdout");
-  c.nonce = r2r::verify::fence_of(c.collector.stdout_text);
+  c.nonce = r2r::plugins::verifier::fence_of(c.collector.stdout_text);
   c.host_sampler_note = "this machine has no GPU";
   return c;
 }
 
-r2r::sdk::verifier::verify_response judge_attack(const r2r::verify::mode1_capture& c) {
-  r2r::verify::mode1_config cfg;
+r2r::sdk::verifier::verify_response judge_attack(const r2r::plugins::verifier::mode1_capture& c) {
+  r2r::plugins::verifier::mode1_config cfg;
   cfg.vendor = "nvidia";
-  return r2r::verify::judge_mode1(
-      cfg, r2r::verify::expectations_from_plan({{"workload", {{"command", "python3 attack.py"}}}}, cfg), c);
+  return r2r::plugins::verifier::judge_mode1(
+      cfg, r2r::plugins::verifier::expectations_from_plan({{"workload", {{"command", "python3 attack.py"}}}}, cfg), c);
 }
 
 const std::string attack_dir = std::string(R2R_TEST_DATA) + "/collector-attack";
@@ -114,19 +114,20 @@ const std::string attack_dir = std::string(R2R_TEST_DATA) + "/collector-attack";
 TEST_F(Mode1Sandbox, CollectorInBwrapWithAStandInDeviceNeverPasses) {
   auto pwd = sandbox->call("exec", {{"sandbox_id", id}, {"command", "mkdir -p bin && pwd"}});
   ASSERT_TRUE(pwd.has_value());
-  const std::string ws(r2r::verify::trim(pwd->at("stdout").get<std::string>()));
+  const std::string ws(r2r::plugins::verifier::trim(pwd->at("stdout").get<std::string>()));
   for (const auto& [file, to] : {std::pair{"attack.py", ws}, std::pair{"nvidia-smi", ws + "/bin"}}) {
     auto copied =
         sandbox->call("copy_in", {{"sandbox_id", id}, {"host_path", attack_dir + "/" + file}, {"sandbox_path", to}});
     ASSERT_TRUE(copied.has_value()) << copied.error().to_string();
   }
-  r2r::verify::mode1_config cfg;
+  r2r::plugins::verifier::mode1_config cfg;
   cfg.vendor = "nvidia";
   cfg.timeout_s = 60;
-  auto env = r2r::verify::collect_env(cfg, "python3 attack.py");
+  auto env = r2r::plugins::verifier::collect_env(cfg, "python3 attack.py");
   env["PATH"] = ws + "/bin:/usr/local/bin:/usr/bin:/bin";
   auto reply = sandbox->call(
-      "exec", {{"sandbox_id", id}, {"command", r2r::verify::collect_script()}, {"env", env}, {"timeout_s", 120}});
+      "exec",
+      {{"sandbox_id", id}, {"command", r2r::plugins::verifier::collect_script()}, {"env", env}, {"timeout_s", 120}});
   ASSERT_TRUE(reply.has_value()) << reply.error().to_string();
   ASSERT_EQ(reply->value("stdout_encoding", "utf-8"), "utf-8");
   const auto c = capture_of(*reply);
@@ -154,7 +155,7 @@ TEST(Mode1Collector, DirectRunAsRootDropsPrivilegesAndTheAttackFindsNothing) {
       "' collect --vendor nvidia --command 'python3 attack.py' --timeout 60 --interval 0.2 --out '" + cap + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(cap);
-  const auto c = nlohmann::json::parse(in).get<r2r::verify::mode1_capture>();
+  const auto c = nlohmann::json::parse(in).get<r2r::plugins::verifier::mode1_capture>();
   fs::remove_all(dir);
   const auto r = judge_attack(c);
   EXPECT_EQ(r.verdict, "fail") << r.summary;
@@ -190,7 +191,7 @@ std::string collect_profile_run(const std::string& profile, bool names_needed) {
       profile + " --names-needed " + (names_needed ? "1" : "0") + " --out '" + cap + "' 2>/dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(cap);
-  const auto c = nlohmann::json::parse(in).get<r2r::verify::mode1_capture>();
+  const auto c = nlohmann::json::parse(in).get<r2r::plugins::verifier::mode1_capture>();
   fs::remove_all(dir);
   return c.collector.stdout_text;
 }

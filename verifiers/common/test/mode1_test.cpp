@@ -14,8 +14,8 @@
 
 namespace {
 
-using namespace r2r::verify;
-using namespace r2r::verify::testdata;
+using namespace r2r::plugins::verifier;
+using namespace r2r::plugins::verifier::testdata;
 using ::testing::HasSubstr;
 namespace v = r2r::sdk::verifier;
 

@@ -21,7 +21,7 @@
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 using ::testing::HasSubstr;
 
 void expect_error(const std::function<void()>& f, const std::string& tool, const std::string& expected) {
@@ -151,7 +151,7 @@ TEST(Text, BytesAndAnsi) {
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 
 std::string regression_input(const std::string& name) {
   std::ifstream in(std::string(R2R_TEST_DATA) + "/fuzz-regressions/" + name, std::ios::binary);
@@ -182,7 +182,7 @@ TEST(ParserErrors, FuzzRegressionsParseOrGiveParseError) {
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 
 // fuzz_probe_json: a probe field of the wrong type threw nlohmann's type_error out of the parser.
 TEST(ParserErrors, ProbeFieldsOfTheWrongTypeAreParseErrors) {

@@ -23,7 +23,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 using nlohmann::json;
 using ::testing::HasSubstr;
 namespace v = r2r::sdk::verifier;

@@ -25,7 +25,7 @@
 
 namespace {
 
-using namespace r2r::verify;
+using namespace r2r::plugins::verifier;
 
 int usage(const std::string& why) {
   std::cerr << "r2r-mode1-capture: " << why

@@ -8,7 +8,7 @@
 
 namespace {
 
-using namespace r2r::verifiers::mode2;
+using namespace r2r::plugins::verifier::mode2;
 using ::testing::HasSubstr;
 
 // ------------------------------------------------------------------ ambiguous logs

@@ -6,7 +6,7 @@
 
 namespace {
 
-using namespace r2r::verifiers::mode2;
+using namespace r2r::plugins::verifier::mode2;
 
 TEST(Tolerance, ClassDefaults) {
   EXPECT_EQ(default_tolerance("ratio").value, 0.15);

@@ -9,7 +9,7 @@
 
 namespace {
 
-using r2r::verifiers::mode2_verifier;
+using r2r::plugins::verifier::mode2_verifier;
 using ::testing::HasSubstr;
 namespace v = r2r::sdk::verifier;
 

@@ -26,7 +26,7 @@ const build_result* find(const r2r::sdk::converter::convert_response& r, std::st
 class BuildCheck : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(r2r::convert::find_program("hipcc", {"/opt/rocm/bin"}))
+    ASSERT_TRUE(r2r::plugins::converter::find_program("hipcc", {"/opt/rocm/bin"}))
         << "hipcc is required by this test; run scripts/bootstrap.sh (apt-get install hipcc libamdhip64-dev "
            "rocm-device-libs)";
   }

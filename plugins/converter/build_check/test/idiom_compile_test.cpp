@@ -35,7 +35,7 @@ TEST(IdiomPorts, CompileWithHip64ForGfx90aGfx942AndGfx950) {
   const fs::path dir = R2R_IDIOMS_DIR;
   nlohmann::json files = nlohmann::json::array();
   for (const char* name : {"warp_idioms.cuh", "warp_idioms_main.cu", "idiom_inputs.hpp"}) {
-    const auto c = r2r::convert::convert_source(name, slurp(dir / name), {});
+    const auto c = r2r::plugins::converter::convert_source(name, slurp(dir / name), {});
     for (const auto& d : c.diagnostics) {
       EXPECT_NE(d.severity, "error") << name << ":" << d.line << ": " << d.message;
     }
@@ -61,7 +61,7 @@ TEST(IdiomPorts, CooperativeGroupsPortsCompileWithHip64ForGfx90aGfx942AndGfx950)
   const fs::path dir = R2R_IDIOMS_DIR;
   nlohmann::json files = nlohmann::json::array();
   for (const char* name : {"cg_idioms.cuh", "cg_idioms_main.cu", "idiom_inputs.hpp"}) {
-    const auto c = r2r::convert::convert_source(name, slurp(dir / name), {});
+    const auto c = r2r::plugins::converter::convert_source(name, slurp(dir / name), {});
     for (const auto& d : c.diagnostics) EXPECT_NE(d.severity, "error") << name << ":" << d.line << ": " << d.message;
     files.push_back({{"path", name}, {"text", c.text}});
   }
@@ -82,7 +82,7 @@ TEST(IdiomPorts, TheFusedRmsnormExampleKernelPassesForGfx942AndGfx950WithNoModel
   const fs::path dir = fs::path(R2R_IDIOMS_DIR) / "../../../examples/fused-rmsnorm/csrc";
   nlohmann::json files = nlohmann::json::array();
   for (const char* name : {"rmsnorm_kernel.cu", "rmsnorm_kernel.cuh"}) {
-    const auto c = r2r::convert::convert_source(name, slurp(dir / name), {});
+    const auto c = r2r::plugins::converter::convert_source(name, slurp(dir / name), {});
     for (const auto& d : c.diagnostics) EXPECT_NE(d.severity, "error") << name << ":" << d.line << ": " << d.message;
     files.push_back({{"path", name}, {"text", c.text}});
   }

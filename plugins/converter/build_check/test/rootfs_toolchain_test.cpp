@@ -49,7 +49,7 @@ std::string slurp(const fs::path& p) {
 }
 
 TEST(RootfsJail, MapsOnlyPathsBeneathTheBoundDirectories) {
-  r2r::convert::scratch_dir tmp("r2r-jail-test");
+  r2r::plugins::converter::scratch_dir tmp("r2r-jail-test");
   write(tmp.path() / "root/usr/bin/hipcc", "");
   rootfs_jail jail((tmp.path() / "root").string(), "/usr/bin/bwrap");
   jail.bind("/srv/project", "/tmp/scratch");
@@ -65,7 +65,7 @@ TEST(RootfsJail, MapsOnlyPathsBeneathTheBoundDirectories) {
 }
 
 TEST(RootfsJail, BindsTheRootfsReadOnlyAndNoOtherHostDirectory) {
-  r2r::convert::scratch_dir tmp("r2r-jail-test");
+  r2r::plugins::converter::scratch_dir tmp("r2r-jail-test");
   write(tmp.path() / "root/usr/bin/hipcc", "");
   rootfs_jail jail((tmp.path() / "root").string(), "/usr/bin/bwrap");
   jail.bind("/srv/project", "/tmp/scratch");
@@ -85,7 +85,7 @@ TEST(RootfsJail, BindsTheRootfsReadOnlyAndNoOtherHostDirectory) {
 }
 
 TEST(RootfsJail, RejectsARootfsWithoutHipcc) {
-  r2r::convert::scratch_dir tmp("r2r-jail-test");
+  r2r::plugins::converter::scratch_dir tmp("r2r-jail-test");
   try {
     rootfs_jail jail(tmp.path().string(), "/usr/bin/bwrap");
     FAIL() << "expected invalid_argument";
@@ -143,7 +143,7 @@ TEST_F(RootfsBuildCheck, CompilesForGfx90aGfx942AndGfx950AndNamesTheToolchain) {
 }
 
 TEST_F(RootfsBuildCheck, ReportsTheRealFileAndLineOfAnError) {
-  r2r::convert::scratch_dir tmp("r2r-rootfs-test");
+  r2r::plugins::converter::scratch_dir tmp("r2r-rootfs-test");
   write(tmp.path() / "src/bad.cu", "#include <hip/hip_runtime.h>\n__global__ void k(float* x) {\n  x[0] = nope;\n}\n");
   build_checker checker(rootfs_config(), host_.sdk_host());
   auto ctx = host_.context();
@@ -189,8 +189,9 @@ struct hostile_project {
 };
 
 TEST_F(RootfsBuildCheck, AttackTheHostHipccReadsHostFilesThroughIncludes) {
-  ASSERT_TRUE(r2r::convert::find_program("hipcc", {"/opt/rocm/bin"})) << "the host hipcc is needed for the attack";
-  r2r::convert::scratch_dir tmp("r2r-rootfs-test");
+  ASSERT_TRUE(r2r::plugins::converter::find_program("hipcc", {"/opt/rocm/bin"}))
+      << "the host hipcc is needed for the attack";
+  r2r::plugins::converter::scratch_dir tmp("r2r-rootfs-test");
   const hostile_project p(tmp.path());
   build_checker::config cfg;
   cfg.toolchain = "host";
@@ -210,7 +211,7 @@ TEST_F(RootfsBuildCheck, AttackTheHostHipccReadsHostFilesThroughIncludes) {
 }
 
 TEST_F(RootfsBuildCheck, DefenceTheRootfsCannotReadHostFilesThroughIncludes) {
-  r2r::convert::scratch_dir tmp("r2r-rootfs-test");
+  r2r::plugins::converter::scratch_dir tmp("r2r-rootfs-test");
   const hostile_project p(tmp.path());
   build_checker::config cfg = rootfs_config();
   cfg.default_arch = {"gfx90a"};

@@ -11,7 +11,7 @@
 #include <array>
 #include <cstdlib>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 constexpr std::string_view helper_block =
@@ -336,4 +336,4 @@ std::string_view cg_helpers_block() {
   return helper_block;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -9,7 +9,7 @@
 #include <array>
 #include <optional>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 using sdk::converter::diagnostic;
@@ -441,4 +441,4 @@ std::string insert_block(std::string_view text, std::string_view block, std::int
   return out;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -5,7 +5,7 @@
 #include <array>
 #include <cctype>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view p) noexcept {
@@ -74,4 +74,4 @@ file_kind classify_path(std::string_view path, const std::vector<std::string>& s
   return file_kind::other;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace fs = std::filesystem;
 
 void check_relative_path(std::string_view path) {
@@ -136,4 +136,4 @@ sdk::converter::file_result bad_input_result(const std::string& path, const text
   return r;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

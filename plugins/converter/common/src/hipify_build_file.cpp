@@ -8,7 +8,7 @@
 
 #include <array>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 using sdk::converter::diagnostic;
@@ -164,4 +164,4 @@ conversion convert_build_file(std::string_view path, std::string_view text) {
   return out;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -13,7 +13,7 @@
 #include <optional>
 #include <tuple>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 using sdk::converter::diagnostic;
@@ -460,4 +460,4 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   return c;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstring>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 enum char_class : std::uint8_t { other = 0, blank = 1, newline = 2, ident = 3, digit = 4 };
@@ -386,4 +386,4 @@ token lexer::next() {
   return make(token_kind::punct, begin, begin + 1, line, column);
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-// The generated tables (namespace r2r::convert::generated). See tools/generate_hipify_map.py.
+// The generated tables (namespace r2r::plugins::converter::generated). See tools/generate_hipify_map.py.
 #include "hipify_map.inc"
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 std::uint64_t hash_bytes(std::string_view s) noexcept {
@@ -238,4 +238,4 @@ const unlisted_row* find_unlisted(std::string_view cuda_name) noexcept {
   return it != rows.end() && it->cuda == cuda_name ? &*it : nullptr;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 scratch_dir::scratch_dir(const std::string& prefix) {
   std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
@@ -23,4 +23,4 @@ scratch_dir::~scratch_dir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

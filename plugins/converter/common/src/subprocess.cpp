@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 struct fd_pair {
@@ -179,4 +179,4 @@ process_result run_process(const process_options& options) {
   return result;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 std::size_t first_invalid_utf8(std::string_view bytes) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -92,4 +92,4 @@ std::optional<text_problem> check_text(std::string_view bytes, std::size_t max_b
   return std::nullopt;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 sdk::converter::convert_response transform_files(const sdk::converter::convert_request& request,
                                                  const transform_options& options, const transform_fn& transform,
@@ -94,4 +94,4 @@ void summarize(sdk::converter::convert_response& response) {
   for (auto& [key, value] : counts) s[key] = value;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

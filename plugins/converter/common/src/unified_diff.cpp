@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 struct lines {
@@ -242,4 +242,4 @@ std::string unified_diff(std::string_view path, std::string_view before, std::st
   return out;
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 std::optional<version_code> parse_version(std::string_view text) {
   version_code parts[3] = {0, 0, 0};
@@ -30,4 +30,4 @@ std::string format_version(version_code code) {
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -9,7 +9,7 @@
 #include <map>
 #include <optional>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 namespace {
 
 std::optional<long> integer(std::string_view spelled) {
@@ -278,4 +278,4 @@ idiom_port port_wmma(std::string_view path, std::string_view text) {
   return wmma_porter(path, text).run();
 }
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

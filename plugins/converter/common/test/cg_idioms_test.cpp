@@ -10,11 +10,11 @@
 
 namespace {
 
-using r2r::convert::convert_source;
+using r2r::plugins::converter::convert_source;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::vector<const r2r::sdk::converter::diagnostic*> diags(const r2r::convert::conversion& c,
+std::vector<const r2r::sdk::converter::diagnostic*> diags(const r2r::plugins::converter::conversion& c,
                                                           std::string_view category) {
   std::vector<const r2r::sdk::converter::diagnostic*> out;
   for (const auto& d : c.diagnostics) {
@@ -54,7 +54,8 @@ TEST(CgIdioms, VotesOnLiteralTilesBecomeTheTilesBits) {
             "  out[0] = r2r_tile_ballot<32>(warp, x[threadIdx.x] & 1) + r2r_tile_any<4>(quad, x[0] > 2) +\n"
             "r2r_tile_all<32>(warp, x[1]);\n"
             "}\n");
-  const std::string blocks = std::string(r2r::convert::helpers_block()) + std::string(r2r::convert::cg_helpers_block());
+  const std::string blocks =
+      std::string(r2r::plugins::converter::helpers_block()) + std::string(r2r::plugins::converter::cg_helpers_block());
   EXPECT_EQ(out.text.rfind(blocks, 0), 0u)
       << "both blocks go before the first directive (threadIdx with no runtime include needs the idiom block)";
   EXPECT_EQ(out.stats.at("idioms_ported"), 3);
@@ -115,7 +116,8 @@ TEST(CgIdioms, GroupsThePortCannotSizeAreLeftAndReported) {
       "}\n";
   const auto out = convert_source("k.cu", in, {});
   const auto left = diags(out, "manual_port");
-  const auto shift = std::count(r2r::convert::cg_helpers_block().begin(), r2r::convert::cg_helpers_block().end(), '\n');
+  const auto shift = std::count(r2r::plugins::converter::cg_helpers_block().begin(),
+                                r2r::plugins::converter::cg_helpers_block().end(), '\n');
   std::vector<std::string> names;
   for (const auto* d : left) names.push_back(std::to_string(d->line - shift) + ":" + d->name);
   EXPECT_THAT(names, ::testing::ElementsAre("2:cooperative_groups/scan.h", "5:reduce", "5:ballot", "10:any",

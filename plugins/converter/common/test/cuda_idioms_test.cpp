@@ -9,12 +9,12 @@
 
 namespace {
 
-using r2r::convert::convert_source;
+using r2r::plugins::converter::convert_source;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const r2r::sdk::converter::diagnostic* find_diag(const r2r::convert::conversion& c, std::string_view category,
-                                                 std::string_view name) {
+const r2r::sdk::converter::diagnostic* find_diag(const r2r::plugins::converter::conversion& c,
+                                                 std::string_view category, std::string_view name) {
   for (const auto& d : c.diagnostics) {
     if (d.category == category && d.name == name) return &d;
   }
@@ -99,8 +99,8 @@ TEST(CudaIdioms, VotesBecome32LaneHelpersAddedOnceInAGuardedBlock) {
   const auto again = convert_source("v.cuh", out.text, {});
   EXPECT_EQ(again.text, out.text) << "a second port changes nothing and adds no second block";
   // Diagnostics below the block move down with it: line 4 of the input is line 4 + block lines.
-  const auto lines = static_cast<std::int64_t>(
-      std::count(r2r::convert::helpers_block().begin(), r2r::convert::helpers_block().end(), '\n'));
+  const auto lines = static_cast<std::int64_t>(std::count(r2r::plugins::converter::helpers_block().begin(),
+                                                          r2r::plugins::converter::helpers_block().end(), '\n'));
   const auto* d = find_diag(out, "ported", "__ballot_sync");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->line, 4 + lines);

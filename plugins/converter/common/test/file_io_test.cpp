@@ -10,7 +10,7 @@
 
 namespace {
 
-using namespace r2r::convert;
+using namespace r2r::plugins::converter;
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 

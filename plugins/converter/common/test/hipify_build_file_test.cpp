@@ -5,7 +5,7 @@
 
 namespace {
 
-using r2r::convert::convert_build_file;
+using r2r::plugins::converter::convert_build_file;
 
 TEST(HipifyBuildFile, RewritesLinkNamesAndTargetsOutsideComments) {
   const auto out = convert_build_file("CMakeLists.txt",

@@ -10,12 +10,12 @@
 
 namespace {
 
-using r2r::convert::convert_source;
-using r2r::convert::hipify_options;
+using r2r::plugins::converter::convert_source;
+using r2r::plugins::converter::hipify_options;
 using ::testing::HasSubstr;
 
-const r2r::sdk::converter::diagnostic* find_diag(const r2r::convert::conversion& c, std::string_view category,
-                                                 std::string_view name) {
+const r2r::sdk::converter::diagnostic* find_diag(const r2r::plugins::converter::conversion& c,
+                                                 std::string_view category, std::string_view name) {
   for (const auto& d : c.diagnostics) {
     if (d.category == category && d.name == name) return &d;
   }
@@ -92,13 +92,13 @@ TEST(HipifySource, UnsupportedNamesAreReportedWithLocationAndHint) {
 
 TEST(HipifySource, NamesNewerThanTheTargetRocmAreKeptAndReported) {
   hipify_options options;
-  options.target_rocm = *r2r::convert::parse_version("5.2");
+  options.target_rocm = *r2r::plugins::converter::parse_version("5.2");
   const auto old_target = convert_source("a.cu", "cudaDeviceSetLimit(cudaLimitStackSize, 1024);\n", options);
   const auto* d = find_diag(old_target, "rocm_too_old", "cudaDeviceSetLimit");
   ASSERT_NE(d, nullptr);
   EXPECT_THAT(d->message, HasSubstr("5.3.0"));
   EXPECT_THAT(old_target.text, HasSubstr("cudaDeviceSetLimit("));
-  options.target_rocm = *r2r::convert::parse_version("6.2");
+  options.target_rocm = *r2r::plugins::converter::parse_version("6.2");
   const auto new_target = convert_source("a.cu", "cudaDeviceSetLimit(cudaLimitStackSize, 1024);\n", options);
   EXPECT_THAT(new_target.text, HasSubstr("hipDeviceSetLimit("));
   EXPECT_EQ(find_diag(new_target, "rocm_too_old", "cudaDeviceSetLimit"), nullptr);

@@ -10,9 +10,9 @@
 
 namespace {
 
-using r2r::convert::lexer;
-using r2r::convert::token;
-using r2r::convert::token_kind;
+using r2r::plugins::converter::lexer;
+using r2r::plugins::converter::token;
+using r2r::plugins::converter::token_kind;
 
 struct lexed {
   std::vector<token> tokens;

@@ -8,7 +8,7 @@
 
 namespace {
 
-using namespace r2r::convert;
+using namespace r2r::plugins::converter;
 
 TEST(Mapping, RowsAreSortedAndUnique) {
   const auto rows = name_rows();

@@ -6,7 +6,7 @@
 
 namespace {
 
-using namespace r2r::convert;
+using namespace r2r::plugins::converter;
 using namespace std::chrono_literals;
 
 TEST(Subprocess, CapturesOutputAndExitCode) {

@@ -6,8 +6,8 @@
 
 namespace {
 
-using r2r::convert::check_text;
-using r2r::convert::first_invalid_utf8;
+using r2r::plugins::converter::check_text;
+using r2r::plugins::converter::first_invalid_utf8;
 using ::testing::HasSubstr;
 
 TEST(TextCheck, AcceptsUtf8Text) {

@@ -15,7 +15,7 @@
 
 namespace {
 
-using r2r::convert::unified_diff;
+using r2r::plugins::converter::unified_diff;
 namespace fs = std::filesystem;
 
 std::string read(const fs::path& p) {
@@ -94,7 +94,7 @@ TEST(UnifiedDiff, FallbackBeyondTheEditLimitIsStillCorrect) {
   std::string before;
   std::string after;
   for (int i = 0; i < 300; ++i) before += "a" + std::to_string(i) + "\n", after += "b" + std::to_string(i) + "\n";
-  r2r::convert::diff_options options;
+  r2r::plugins::converter::diff_options options;
   options.max_edit_distance = 10;
   EXPECT_EQ(patch_text(before, unified_diff("src/f.cu", before, after, options)), after);
 }

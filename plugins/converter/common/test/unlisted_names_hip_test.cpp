@@ -13,7 +13,7 @@
 
 namespace {
 
-using namespace r2r::convert;
+using namespace r2r::plugins::converter;
 
 process_result syntax_check(const scratch_dir& dir, const std::string& name, const std::string& body) {
   const auto file = dir.path() / (name + ".hip");

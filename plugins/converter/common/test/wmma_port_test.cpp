@@ -10,11 +10,11 @@
 
 namespace {
 
-using r2r::convert::convert_source;
+using r2r::plugins::converter::convert_source;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::vector<const r2r::sdk::converter::diagnostic*> diags(const r2r::convert::conversion& c,
+std::vector<const r2r::sdk::converter::diagnostic*> diags(const r2r::plugins::converter::conversion& c,
                                                           std::string_view category) {
   std::vector<const r2r::sdk::converter::diagnostic*> out;
   for (const auto& d : c.diagnostics) {

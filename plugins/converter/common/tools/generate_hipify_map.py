@@ -171,7 +171,7 @@ def render(rows, conflicts, project, license_text):
         w(f"//   {c}")
     w("// clang-format off")
     w("")
-    w("namespace r2r::convert::generated {")
+    w("namespace r2r::plugins::converter::generated {")
     w("")
     w(f"inline constexpr std::string_view section_names[] = {{")
     for s in sections:
@@ -227,7 +227,7 @@ def render(rows, conflicts, project, license_text):
         w("    {%s, %s, api::%s}," % (cxx_string(ns["cuda"]), cxx_string(ns["hip"]), ns["api"]))
     w("};")
     w("")
-    w("}  // namespace r2r::convert::generated")
+    w("}  // namespace r2r::plugins::converter::generated")
     w("// clang-format on")
     return "\n".join(out) + "\n"
 

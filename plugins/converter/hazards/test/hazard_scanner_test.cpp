@@ -258,7 +258,7 @@ namespace {
 // Debian 12): every listed field is absent from hipDeviceProp_t, and the trait used to check it
 // does see fields that exist.
 TEST(HazardCatalogHip, ListedDevicePropFieldsAreAbsentFromTheInstalledHip) {
-  const auto hipcc = r2r::convert::find_program("hipcc", {"/opt/rocm/bin"});
+  const auto hipcc = r2r::plugins::converter::find_program("hipcc", {"/opt/rocm/bin"});
   ASSERT_TRUE(hipcc) << "hipcc is required by this test; run scripts/bootstrap.sh";
   std::string source = "#include <hip/hip_runtime.h>\n#include <type_traits>\n";
   const auto check = [&source](std::string_view field, bool present) {
@@ -275,9 +275,9 @@ TEST(HazardCatalogHip, ListedDevicePropFieldsAreAbsentFromTheInstalledHip) {
   const auto dir = std::filesystem::temp_directory_path() / ("r2r-prop-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "props.hip") << source;
-  r2r::convert::process_options o;
+  r2r::plugins::converter::process_options o;
   o.argv = {*hipcc, "--offload-arch=gfx90a", "-std=c++17", "-fsyntax-only", "-x", "hip", (dir / "props.hip").string()};
-  const auto r = r2r::convert::run_process(o);
+  const auto r = r2r::plugins::converter::run_process(o);
   std::filesystem::remove_all(dir);
   EXPECT_TRUE(r.ok()) << r.start_error << r.err << r.out;
 }

@@ -15,8 +15,8 @@
 
 namespace {
 
-using namespace r2r::numerics;
-using namespace r2r::numerics::test;
+using namespace r2r::plugins::converter::numerics;
+using namespace r2r::plugins::converter::numerics::test;
 using nlohmann::json;
 using ::testing::HasSubstr;
 

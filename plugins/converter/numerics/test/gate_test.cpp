@@ -13,8 +13,8 @@
 
 namespace {
 
-using namespace r2r::numerics;
-using namespace r2r::numerics::test;
+using namespace r2r::plugins::converter::numerics;
+using namespace r2r::plugins::converter::numerics::test;
 using nlohmann::json;
 using ::testing::HasSubstr;
 
@@ -31,10 +31,10 @@ gate_input warp_reduce_input() {
 
 TEST(NumericsGate, WithoutDevicesTheRewriteIsCompiledButNeverPasses) {
   device_tools tools;
-  tools.nvcc = r2r::convert::find_program("nvcc", {"/usr/local/cuda/bin"});
-  tools.hipcc = r2r::convert::find_program("hipcc", {"/opt/rocm/bin"});
+  tools.nvcc = r2r::plugins::converter::find_program("nvcc", {"/usr/local/cuda/bin"});
+  tools.hipcc = r2r::plugins::converter::find_program("hipcc", {"/opt/rocm/bin"});
   if (!tools.hipcc) GTEST_SKIP() << "hipcc is not installed";
-  r2r::convert::scratch_dir dir("r2r-gate-test");
+  r2r::plugins::converter::scratch_dir dir("r2r-gate-test");
   const auto g = run_gate(warp_reduce_input(), tools, dir.path(), std::chrono::seconds(300), {});
   EXPECT_EQ(g.reference, tools.nvcc ? "reference not run: no NVIDIA GPU" : "reference not run: nvcc not found");
   ASSERT_EQ(g.candidate.size(), 1u);
@@ -47,7 +47,7 @@ TEST(NumericsGate, WithoutDevicesTheRewriteIsCompiledButNeverPasses) {
 TEST(NumericsGate, MissingToolsAndOriginalAreSaidNotHidden) {
   gate_input in = warp_reduce_input();
   in.original_text.clear();
-  r2r::convert::scratch_dir dir("r2r-gate-test");
+  r2r::plugins::converter::scratch_dir dir("r2r-gate-test");
   const auto g = run_gate(in, device_tools{}, dir.path(), std::chrono::seconds(60), {});
   EXPECT_EQ(g.reference, "reference not run: no CUDA original");
   EXPECT_EQ(g.candidate.at(0), "not compiled for gfx90a: hipcc not found");
@@ -61,7 +61,7 @@ TEST(NumericsGate, MissingToolsAndOriginalAreSaidNotHidden) {
 TEST(NumericsGate, ABadSpecIsAnErrorNamingTheField) {
   gate_input in = warp_reduce_input();
   in.spec["args"].erase("out");
-  r2r::convert::scratch_dir dir("r2r-gate-test");
+  r2r::plugins::converter::scratch_dir dir("r2r-gate-test");
   EXPECT_THROW(run_gate(in, device_tools{}, dir.path(), std::chrono::seconds(60), {}), std::invalid_argument);
 }
 

@@ -14,8 +14,8 @@
 
 namespace {
 
-using namespace r2r::numerics;
-using namespace r2r::numerics::test;
+using namespace r2r::plugins::converter::numerics;
+using namespace r2r::plugins::converter::numerics::test;
 using nlohmann::json;
 using ::testing::HasSubstr;
 
@@ -113,10 +113,10 @@ TEST(DriverGenerator, LaunchesTheKernelWithTheSpecShapeAndWritesEveryArgument) {
 /// Compiles each fixture's generated driver: CUDA originals with nvcc, HIP fixtures with hipcc.
 /// inline_ptx.hip keeps its PTX, which hipcc must refuse: the gate reports such a rewrite as failed.
 TEST(DriverGenerator, DriversOfTheFixturesCompileWithTheRealCompilers) {
-  const auto nvcc = r2r::convert::find_program("nvcc", {"/usr/local/cuda/bin"});
-  const auto hipcc = r2r::convert::find_program("hipcc", {"/opt/rocm/bin"});
+  const auto nvcc = r2r::plugins::converter::find_program("nvcc", {"/usr/local/cuda/bin"});
+  const auto hipcc = r2r::plugins::converter::find_program("hipcc", {"/opt/rocm/bin"});
   if (!nvcc && !hipcc) GTEST_SKIP() << "neither nvcc nor hipcc is installed";
-  r2r::convert::scratch_dir dir("r2r-numerics-test");
+  r2r::plugins::converter::scratch_dir dir("r2r-numerics-test");
   for (const std::string stem : {"warp_reduce", "ballot", "inline_ptx"}) {
     for (const auto& [ext, tool, d] :
          {std::tuple{std::string(".cu"), nvcc, dialect::cuda}, std::tuple{std::string(".hip"), hipcc, dialect::hip}}) {
@@ -126,14 +126,14 @@ TEST(DriverGenerator, DriversOfTheFixturesCompileWithTheRealCompilers) {
       const auto sig = parse_signature(fixture(kernel), spec(stem).at("kernel").get<std::string>());
       const std::string driver = (dir.path() / (stem + "_driver" + ext)).string();
       std::ofstream(driver) << generate_driver(bind_spec(spec(stem), sig), kernel, d);
-      r2r::convert::process_options o;
+      r2r::plugins::converter::process_options o;
       o.argv = d == dialect::cuda
                    ? std::vector<std::string>{*tool, "-std=c++17", "-arch=sm_90", "-c", driver, "-o", driver + ".o"}
                    : std::vector<std::string>{
                          *tool, "--offload-arch=gfx90a", "-std=c++17", "-x", "hip", "-c", driver, "-o", driver + ".o"};
       o.working_directory = dir.path().string();
       o.timeout = std::chrono::minutes(5);
-      const auto r = r2r::convert::run_process(o);
+      const auto r = r2r::plugins::converter::run_process(o);
       if (kernel == "inline_ptx.hip") {
         EXPECT_FALSE(r.ok()) << "hipcc accepted PTX for gfx90a";
         EXPECT_THAT(r.err + r.out, HasSubstr("invalid instruction"));

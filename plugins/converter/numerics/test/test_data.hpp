@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace r2r::numerics::test {
+namespace r2r::plugins::converter::numerics::test {
 
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -36,4 +36,4 @@ inline nlohmann::json& values(nlohmann::json& doc, const std::string& name) {
   throw std::runtime_error("no argument " + name);
 }
 
-}  // namespace r2r::numerics::test
+}  // namespace r2r::plugins::converter::numerics::test

@@ -15,7 +15,7 @@
 namespace {
 
 using namespace r2r::plugins::llm;
-using namespace r2r::testing;
+using namespace r2r::plugins::llm::testkit;
 using nlohmann::json;
 using r2r::sdk::llm::complete_request;
 using r2r::sdk::llm::content_block;

@@ -15,7 +15,7 @@
 
 namespace {
 
-using namespace r2r::rankers;
+using namespace r2r::plugins::ranker;
 using r2r::sdk::ranker::rank_request;
 using r2r::sdk::ranker::rank_response;
 using ::testing::Contains;

@@ -5,7 +5,7 @@
 
 namespace {
 
-using r2r::sandbox_common::capped_output;
+using r2r::plugins::sandbox::capped_output;
 
 TEST(CappedOutput, KeepsEverythingUnderTheCap) {
   capped_output c(100);

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace r2r::sandbox_common {
+namespace r2r::plugins::sandbox {
 namespace {
 
 TEST(NetworkPolicy, OnlyInstallExecsGetTheNetworkUnderInstall) {
@@ -65,4 +65,4 @@ TEST(NetworkPolicy, InstallEnvCarriesTheIndexAndProxiesAndTrustsOnlyHttpHosts) {
 }
 
 }  // namespace
-}  // namespace r2r::sandbox_common
+}  // namespace r2r::plugins::sandbox

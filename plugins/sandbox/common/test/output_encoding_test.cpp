@@ -5,7 +5,7 @@
 
 namespace {
 
-using namespace r2r::sandbox_common;
+using namespace r2r::plugins::sandbox;
 
 TEST(OutputEncoding, Utf8PassesAndBinaryIsBase64) {
   EXPECT_TRUE(is_valid_utf8("plain ascii"));

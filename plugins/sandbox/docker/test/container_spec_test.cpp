@@ -7,7 +7,7 @@
 
 namespace {
 
-using namespace r2r::sandbox_docker;
+using namespace r2r::plugins::sandbox::docker;
 namespace sb = r2r::sdk::sandbox;
 
 spec_inputs inputs() {

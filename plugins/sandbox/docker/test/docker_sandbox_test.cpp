@@ -27,8 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace sb = r2r::sdk::sandbox;
-using r2r::sandbox_docker::docker_sandbox;
-using r2r::sandbox_docker::testing::engine_fixture;
+using r2r::plugins::sandbox::docker::docker_sandbox;
+using r2r::plugins::sandbox::docker::testing::engine_fixture;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -53,7 +53,7 @@ class DockerSandbox : public ::testing::TestWithParam<std::string> {
   void TearDown() override {
     if (sandbox) {
       sandbox.reset();  // the destructor removes what this instance made
-      r2r::sandbox_docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
+      r2r::plugins::sandbox::docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
       EXPECT_THAT(e.containers_with_label(config.label, ""), ::testing::IsEmpty()) << "labelled container left";
       EXPECT_THAT(e.images_with_label(config.label, ""), ::testing::IsEmpty()) << "labelled image left";
     }
@@ -154,9 +154,9 @@ TEST_P(DockerSandbox, BinaryOutputSurvivesExactly) {
   const auto r = run(id, "printf '\\377\\000\\001abc\\200'");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.stdout_encoding, "base64");
-  EXPECT_EQ(r2r::sandbox_common::base64_decode(r.stdout_text), std::string("\xff\x00\x01"
-                                                                           "abc\x80",
-                                                                           7));
+  EXPECT_EQ(r2r::plugins::sandbox::base64_decode(r.stdout_text), std::string("\xff\x00\x01"
+                                                                             "abc\x80",
+                                                                             7));
   EXPECT_EQ(r.stdout_bytes, 7);
 }
 
@@ -244,7 +244,7 @@ TEST_P(DockerSandbox, CopyInAndOutThroughArchives) {
 }
 
 TEST_P(DockerSandbox, BuildsFromAGeneratedDockerfileAndInspects) {
-  r2r::sandbox_docker::build_request b;
+  r2r::plugins::sandbox::docker::build_request b;
   b.from = engine_fixture::image;
   b.files = {{"hello.txt", "hi from context\n"}};
   b.run = {"echo built > /opt/r2r/marker"};
@@ -270,8 +270,9 @@ TEST_P(DockerSandbox, BuildsAContextDirectoryAsItIsAndNamesTheFailingStep) {
   std::ofstream(ctx / "data.txt") << "from the context\n";
   std::ofstream(ctx / "Dockerfile") << "FROM " << engine_fixture::image
                                     << "\nCOPY data.txt /opt/data.txt\nRUN echo ok > /opt/ok\n";
-  const auto built = sandbox->image_build(
-      nlohmann::json{{"context_dir", ctx.string()}, {"nocache", true}}.get<r2r::sandbox_docker::build_request>());
+  const auto built = sandbox->image_build(nlohmann::json{
+      {"context_dir", ctx.string()},
+      {"nocache", true}}.get<r2r::plugins::sandbox::docker::build_request>());
   EXPECT_THAT(built["dockerfile"].get<std::string>(), HasSubstr("COPY data.txt"));
   EXPECT_EQ(built["network"], "none");
   sb::create_request plan;
@@ -282,7 +283,8 @@ TEST_P(DockerSandbox, BuildsAContextDirectoryAsItIsAndNamesTheFailingStep) {
   std::ofstream(ctx / "Dockerfile", std::ios::trunc)
       << "FROM " << engine_fixture::image << "\nRUN true\nRUN echo failing-step; exit 7\n";
   try {
-    sandbox->image_build(nlohmann::json{{"context_dir", ctx.string()}}.get<r2r::sandbox_docker::build_request>());
+    sandbox->image_build(
+        nlohmann::json{{"context_dir", ctx.string()}}.get<r2r::plugins::sandbox::docker::build_request>());
     FAIL() << "a failing RUN built";
   } catch (const r2r::sdk::failed& e) {
     EXPECT_THAT(e.what(), ::testing::ContainsRegex("(Step|STEP) 3/[0-9]+ ?: RUN echo failing-step; exit 7"));
@@ -304,7 +306,7 @@ TEST_P(DockerSandbox, CrashThenCleanupLeavesNothingLabelled) {
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  r2r::sandbox_docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
+  r2r::plugins::sandbox::docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
   ASSERT_EQ(e.containers_with_label(config.label, "").size(), 1u);
   ASSERT_FALSE(e.images_with_label(config.label, "").empty());
   // An unrelated, unlabelled container must survive cleanup.
@@ -348,7 +350,7 @@ TEST_P(DockerSandbox, ANewSandboxOnTheSameWorkspaceRemovesAnEarlierSandboxsConta
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
-  r2r::sandbox_docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
+  r2r::plugins::sandbox::docker::docker_engine e(engine->socket(), "1.41", std::chrono::seconds(30));
   ASSERT_EQ(e.containers_with_label(config.label, "").size(), 2u);
   const auto id = make();
   const auto read = [&] {

@@ -7,7 +7,7 @@
 
 namespace {
 
-using namespace r2r::sandbox_docker;
+using namespace r2r::plugins::sandbox::docker;
 
 TEST(Dockerfile, GeneratesLabelsEnvCopyAndRunInOrder) {
   build_request r;
@@ -49,13 +49,14 @@ TEST(BuildRequest, TheContextFormTakesNoGeneratedFields) {
                                 {"network", true},
                                 {"nocache", true},
                                 {"build_args", {{"PIP_INDEX_URL", "http://i/simple"}}}}
-                     .get<r2r::sandbox_docker::build_request>();
+                     .get<r2r::plugins::sandbox::docker::build_request>();
   EXPECT_EQ(r.context_dir, "/tmp/ctx");
   EXPECT_TRUE(r.network);
   EXPECT_TRUE(r.nocache);
   EXPECT_EQ(r.build_args.at("PIP_INDEX_URL"), "http://i/simple");
-  EXPECT_THROW((nlohmann::json{{"context_dir", "/tmp/ctx"}, {"from", "x"}}.get<r2r::sandbox_docker::build_request>()),
-               r2r::sdk::invalid_argument);
-  EXPECT_THROW((nlohmann::json{{"env", {{"A", "b"}}}}.get<r2r::sandbox_docker::build_request>()),
+  EXPECT_THROW(
+      (nlohmann::json{{"context_dir", "/tmp/ctx"}, {"from", "x"}}.get<r2r::plugins::sandbox::docker::build_request>()),
+      r2r::sdk::invalid_argument);
+  EXPECT_THROW((nlohmann::json{{"env", {{"A", "b"}}}}.get<r2r::plugins::sandbox::docker::build_request>()),
                r2r::sdk::invalid_argument);
 }

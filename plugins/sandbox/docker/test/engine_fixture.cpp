@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-namespace r2r::sandbox_docker::testing {
+namespace r2r::plugins::sandbox::docker::testing {
 namespace fs = std::filesystem;
 namespace {
 
@@ -188,4 +188,4 @@ engine_fixture::~engine_fixture() {
   }
 }
 
-}  // namespace r2r::sandbox_docker::testing
+}  // namespace r2r::plugins::sandbox::docker::testing

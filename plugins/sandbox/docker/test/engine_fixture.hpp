@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-namespace r2r::sandbox_docker::testing {
+namespace r2r::plugins::sandbox::docker::testing {
 
 class engine_fixture {
  public:
@@ -38,4 +38,4 @@ class engine_fixture {
   std::string why_;
 };
 
-}  // namespace r2r::sandbox_docker::testing
+}  // namespace r2r::plugins::sandbox::docker::testing

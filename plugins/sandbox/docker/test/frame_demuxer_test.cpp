@@ -7,7 +7,7 @@
 
 namespace {
 
-using r2r::sandbox_docker::frame_demuxer;
+using r2r::plugins::sandbox::docker::frame_demuxer;
 
 std::string frame(int stream, const std::string& payload) {
   std::string h(8, '\0');

@@ -37,11 +37,11 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace sb = r2r::sdk::sandbox;
-using r2r::sandbox_docker::docker_engine;
-using r2r::sandbox_docker::docker_sandbox;
-using r2r::sandbox_docker::unix_http;
-using r2r::sandbox_docker::url_encode;
-using r2r::sandbox_docker::testing::engine_fixture;
+using r2r::plugins::sandbox::docker::docker_engine;
+using r2r::plugins::sandbox::docker::docker_sandbox;
+using r2r::plugins::sandbox::docker::unix_http;
+using r2r::plugins::sandbox::docker::url_encode;
+using r2r::plugins::sandbox::docker::testing::engine_fixture;
 using ::testing::HasSubstr;
 
 constexpr const char* pushed_ref = "127.0.0.1:5000/r2r/busybox:1";

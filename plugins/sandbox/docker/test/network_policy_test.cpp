@@ -27,9 +27,9 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace sb = r2r::sdk::sandbox;
-using r2r::sandbox_docker::docker_engine;
-using r2r::sandbox_docker::docker_sandbox;
-using r2r::sandbox_docker::testing::package_index_world;
+using r2r::plugins::sandbox::docker::docker_engine;
+using r2r::plugins::sandbox::docker::docker_sandbox;
+using r2r::plugins::sandbox::docker::testing::package_index_world;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <thread>
 
-namespace r2r::sandbox_docker::testing {
+namespace r2r::plugins::sandbox::docker::testing {
 namespace fs = std::filesystem;
 namespace {
 
@@ -107,4 +107,4 @@ package_index_world::~package_index_world() {
   engine_.reset();
 }
 
-}  // namespace r2r::sandbox_docker::testing
+}  // namespace r2r::plugins::sandbox::docker::testing

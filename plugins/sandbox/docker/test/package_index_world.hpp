@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-namespace r2r::sandbox_docker::testing {
+namespace r2r::plugins::sandbox::docker::testing {
 
 class package_index_world {
  public:
@@ -48,4 +48,4 @@ class package_index_world {
   std::string why_;
 };
 
-}  // namespace r2r::sandbox_docker::testing
+}  // namespace r2r::plugins::sandbox::docker::testing

@@ -6,7 +6,7 @@
 
 namespace {
 
-using r2r::sandbox_docker::pull_progress;
+using r2r::plugins::sandbox::docker::pull_progress;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 

@@ -5,7 +5,7 @@
 
 namespace {
 
-using namespace r2r::sandbox_docker;
+using namespace r2r::plugins::sandbox::docker;
 
 std::string decode_url64(const std::string& in) {
   std::string out;

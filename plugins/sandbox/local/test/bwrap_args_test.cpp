@@ -6,7 +6,7 @@
 
 namespace {
 
-using namespace r2r::sandbox_local;
+using namespace r2r::plugins::sandbox::local;
 using ::testing::Contains;
 using ::testing::Not;
 

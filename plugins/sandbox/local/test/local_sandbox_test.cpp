@@ -27,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace sb = r2r::sdk::sandbox;
-using r2r::sandbox_local::local_sandbox;
+using r2r::plugins::sandbox::local::local_sandbox;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -193,7 +193,7 @@ TEST_F(LocalSandbox, OutputIsCappedAndBinarySafe) {
   EXPECT_THAT(big.stdout_text, HasSubstr("bytes of output truncated]"));
   const auto bin = run("printf '\\377\\000z'");
   EXPECT_EQ(bin.stdout_encoding, "base64");
-  EXPECT_EQ(r2r::sandbox_common::base64_decode(bin.stdout_text), std::string("\xff\x00z", 3));
+  EXPECT_EQ(r2r::plugins::sandbox::base64_decode(bin.stdout_text), std::string("\xff\x00z", 3));
 }
 
 std::string read_counter(const fs::path& file) {

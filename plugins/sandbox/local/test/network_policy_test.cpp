@@ -34,7 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace sb = r2r::sdk::sandbox;
-using r2r::sandbox_local::local_sandbox;
+using r2r::plugins::sandbox::local::local_sandbox;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 struct command_view {
   std::string text;                               // the command, then the text of each script it runs
@@ -57,4 +57,4 @@ std::vector<std::string> python_shell_lines(const std::string& source);
 /// .bashrc, .bash_profile, .profile, .zshrc, .envrc, *.env, .env.
 bool is_shell_file(const std::string& path);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::guards::policy {
+namespace r2r::plugins::guard::policy {
 
 enum class outcome { deny, record };
 
@@ -83,4 +83,4 @@ struct finding {
 /// what the action or the policy would have to say.
 sdk::guard::decision decide(const guard_policy& p, const finding& f, int mode, const std::string& reason);
 
-}  // namespace r2r::guards::policy
+}  // namespace r2r::plugins::guard::policy

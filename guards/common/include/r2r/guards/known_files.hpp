@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 class known_files {
  public:
@@ -43,4 +43,4 @@ class known_files {
   std::map<std::string, std::string> agent_;  // agent_script()
 };
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

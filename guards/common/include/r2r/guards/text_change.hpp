@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::guards {
+namespace r2r::plugins::guard {
 
 struct file_change {
   std::string path;                  // the new path ("b/" stripped); the old one for a deleted file
@@ -28,4 +28,4 @@ file_change line_delta(const std::string& path, const std::optional<std::string>
 /// The lines of `text`.
 std::vector<std::string> split_lines(const std::string& text);
 
-}  // namespace r2r::guards
+}  // namespace r2r::plugins::guard

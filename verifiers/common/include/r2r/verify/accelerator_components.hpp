@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 /// One plan kernel_builds entry that compiles the repository's own device code.
 struct planned_build {
@@ -82,4 +82,4 @@ component_verdict check_accelerator_components(const component_plan& plan,
                                                const std::vector<loaded_code>& code, bool kernels_recorded,
                                                const host_code& host, const std::string& host_gap);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 /// Detects the form. A NAME of N/A (no render/video group) gives an empty name. Throws
 /// parse_error when no process section is found; a section with no rows gives an empty list.
@@ -35,4 +35,4 @@ struct amd_smi_version {
 };
 amd_smi_version parse_amd_smi_version(std::string_view text);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

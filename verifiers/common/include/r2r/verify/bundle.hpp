@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct bundle_section {
   std::string name;
@@ -34,4 +34,4 @@ struct process_sample {
 /// "### sample" blocks. A tool output that does not parse is kept with `error` set.
 std::vector<process_sample> parse_samples(std::string_view body);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

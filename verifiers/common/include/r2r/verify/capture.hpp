@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 inline constexpr const char* capture_format = "r2r.mode1.capture/1";
 
@@ -72,7 +72,7 @@ struct mode1_capture {
   std::string host_sampler_note;  // why it did not run, or the tools it used
   double host_interval_s = 0;
   std::vector<host_sample> host_samples;
-  r2r::verify::scale_read scale_read;
+  r2r::plugins::verifier::scale_read scale_read;
   std::vector<sdk::verifier::ledger_entry> ledger;  // the run's ledger the verify call was given
 };
 
@@ -87,4 +87,4 @@ void from_json(const nlohmann::json& j, mode1_capture& c);
 /// The fence declared on the first line of the collector's stdout ("@@R2R-FENCE <hex>"), or "".
 std::string fence_of(std::string_view collector_stdout);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

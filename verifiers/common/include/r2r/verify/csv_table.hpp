@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct csv_table {
   std::vector<std::string> header;
@@ -24,4 +24,4 @@ struct csv_table {
 /// header or a row with the wrong field count (a truncated capture).
 csv_table parse_csv_table(std::string_view text, std::string_view tool);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct gpu_process {
   long long pid = -1;
@@ -15,4 +15,4 @@ struct gpu_process {
   std::optional<double> vram_bytes;  // nullopt when the tool could not read it (UNKNOWN, N/A)
 };
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct workload_identity {
   std::string pidns;         // the collector's readlink /proc/self/ns/pid
@@ -35,4 +35,4 @@ struct gpu_share {
 gpu_share measure_gpu_share(const std::vector<host_sample>& samples, const workload_identity& who, double t0, double t1,
                             double slack_s = 1.5);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

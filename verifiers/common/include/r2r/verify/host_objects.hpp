@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct host_code {
   bool read = false;                         // the maps of at least one GPU process were read
@@ -34,4 +34,4 @@ std::string object_written_before_run(const host_code& code, const std::string& 
 /// Why `code` cannot attribute anything ("" when it can): no GPU process, or no maps read.
 std::string host_code_gap(const host_code& code, const std::set<long long>& gpu_pids);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

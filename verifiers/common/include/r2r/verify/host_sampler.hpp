@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct host_sampler_config {
   std::string vendor = "nvidia";  // nvidia | amd
@@ -71,4 +71,4 @@ class host_sampler {
   object_memo memo_;  // used by the sampling thread only
 };
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 enum class kernel_family { flash_attention, sdpa_fallback, blas, dnn, collective, custom, other };
 std::string_view to_string(kernel_family f);
@@ -25,4 +25,4 @@ bool contains_identifier(std::string_view name, std::string_view ident);
 /// Names of `__global__` functions declared in CUDA/HIP source text.
 std::vector<std::string> global_function_names(std::string_view source);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

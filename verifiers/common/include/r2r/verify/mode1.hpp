@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct mode1_config {
   std::string vendor = "amd";  // amd | nvidia
@@ -96,4 +96,4 @@ class mode1_verifier {
   sdk::host host_;
 };
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 /// Any --query-*=... --format=csv output, header names as printed ("used_gpu_memory [MiB]").
 csv_table parse_nvidia_smi_query_csv(std::string_view text);
@@ -31,4 +31,4 @@ struct nvidia_smi_table {
 };
 nvidia_smi_table parse_nvidia_smi_table(std::string_view text);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct kfd_process : gpu_process {
   std::optional<long long> sdma;
@@ -35,4 +35,4 @@ struct concise_row {
 /// Rows of the "Concise Info" table (ROCm 5 and ROCm 6.2+ layouts).
 std::vector<concise_row> parse_rocm_smi_concise(std::string_view text);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

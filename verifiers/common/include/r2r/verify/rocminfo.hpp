@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct hsa_agent {
   int number = -1;  // "Agent N"; -1 when the output had no agent headings (grep'd lines)
@@ -30,4 +30,4 @@ struct rocminfo_report {
 /// failed: the caller should treat that as "no ROCm device").
 rocminfo_report parse_rocminfo(std::string_view text);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct kernel_dispatch {
   std::string name;
@@ -53,4 +53,4 @@ struct rocprof_console {
 };
 rocprof_console parse_rocprof_console(std::string_view text);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

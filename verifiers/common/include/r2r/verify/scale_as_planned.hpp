@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct planned_scale_value {
   std::string key, value;
@@ -58,4 +58,4 @@ std::map<std::string, std::optional<std::string>> read_scale_files(sdk::call_con
 /// evaluate_mode1 words them.
 void replace_check(sdk::verifier::verify_response& r, sdk::verifier::check c, const std::string& vendor_word);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Text helpers shared by the evidence parsers: line splitting, ANSI stripping, CSV fields, numbers.
-// Every parser throws verify::parse_error on input it cannot read; the message says what was
+// Every parser throws plugins::verifier::parse_error on input it cannot read; the message says what was
 // expected, what was found and what to do. All functions are pure and thread-safe.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 class parse_error : public std::runtime_error {
  public:
@@ -44,4 +44,4 @@ std::string lower(std::string_view s);
 /// First 60 characters of `s`, for "found" in error messages.
 std::string excerpt(std::string_view s);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::verify {
+namespace r2r::plugins::verifier {
 
 struct torch_facts {
   std::string version;  // torch.__version__
@@ -55,4 +55,4 @@ struct probe_report {
 /// Throws parse_error on invalid JSON or a document without "pid".
 probe_report parse_probe_json(std::string_view text);
 
-}  // namespace r2r::verify
+}  // namespace r2r::plugins::verifier

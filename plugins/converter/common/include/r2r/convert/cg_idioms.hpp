@@ -28,7 +28,7 @@
 
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 /// Ports the idioms above in `text`; lines keep their numbers. Text the lexer cannot read is
 /// returned unchanged. Stats: idioms_ported, idioms_left.
@@ -37,4 +37,4 @@ idiom_port port_cooperative_groups(std::string_view path, std::string_view text)
 /// The helper block this port needs; starts with `#ifndef R2R_CG_IDIOMS_H`.
 std::string_view cg_helpers_block();
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -37,7 +37,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 struct idiom_port {
   std::string text;
@@ -64,4 +64,4 @@ std::string insert_helpers(std::string_view text, std::int64_t& at_line, std::in
 std::string insert_block(std::string_view text, std::string_view block, std::int64_t& at_line,
                          std::int64_t& lines_added);
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 /// Throws sdk::invalid_argument unless `path` is relative, non-empty and has no ".." component.
 void check_relative_path(std::string_view path);
@@ -44,4 +44,4 @@ void write_output(const std::string& out_root, std::string_view path, std::strin
 /// A file_result with status "error" and one bad_input diagnostic for `problem`.
 sdk::converter::file_result bad_input_result(const std::string& path, const text_problem& problem);
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

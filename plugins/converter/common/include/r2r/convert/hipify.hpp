@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 struct hipify_options {
   version_code target_rocm = 0;  // 0: newest known; no version gating
@@ -74,4 +74,4 @@ void collect_defined_names(std::string_view text, std::set<std::string, std::les
 /// __nv_, __CUDA): the rule for names in no table.
 bool looks_like_cuda_name(std::string_view name) noexcept;
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

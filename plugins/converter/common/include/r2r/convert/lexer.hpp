@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 enum class token_kind : std::uint8_t {
   identifier,
@@ -94,4 +94,4 @@ class lexer {
   std::string error_;
 };
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

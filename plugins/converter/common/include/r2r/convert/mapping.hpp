@@ -14,7 +14,7 @@
 #include <span>
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 /// Which API a name belongs to (the table it came from).
 enum class api : std::uint8_t {
@@ -50,8 +50,8 @@ struct name_row {
   std::string_view hip;          // usable HIP name (a HIP release is recorded); empty when none
   std::string_view listed;       // HIP name as the table lists it, even without a release
   std::string_view alternative;  // rocBLAS/rocRAND/... or MIOpen name from the ROC/MIOPEN column
-  convert::api api;
-  convert::entity entity;
+  plugins::converter::api api;
+  plugins::converter::entity entity;
   std::uint16_t section;  // index into section_names()
   version_code cuda_added, cuda_deprecated, cuda_removed;
   version_code hip_added, hip_deprecated, hip_removed;
@@ -68,7 +68,7 @@ enum class header_action : std::uint8_t {
 struct header_row {
   std::string_view cuda;  // exact include path, or a prefix ending in '/'
   std::string_view hip;
-  convert::api api;
+  plugins::converter::api api;
   header_action action;
   version_code since;  // first ROCm release with the HIP header; 0 when not version-checked
   std::string_view hint;
@@ -85,14 +85,14 @@ struct library_row {
 /// A CUDA device intrinsic the tables do not list (project data; absent from HIP 5.2.3).
 struct unlisted_row {
   std::string_view cuda;
-  convert::api api;
+  plugins::converter::api api;
   std::string_view hint;
 };
 
 struct namespace_row {
   std::string_view cuda;
   std::string_view hip;
-  convert::api api;
+  plugins::converter::api api;
 };
 
 /// Every name row, sorted by `cuda` (byte order).
@@ -122,4 +122,4 @@ const unlisted_row* find_unlisted(std::string_view cuda_name) noexcept;
 /// True when `hip_name` is the HIP side of some row (used to prove idempotence in tests).
 bool is_hip_name(std::string_view hip_name) noexcept;
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 class scratch_dir {
  public:
@@ -22,4 +22,4 @@ class scratch_dir {
   std::filesystem::path path_;
 };
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

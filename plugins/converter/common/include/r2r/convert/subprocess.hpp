@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 struct process_options {
   std::vector<std::string> argv;  // argv[0] is an absolute path (see find_program)
@@ -45,4 +45,4 @@ std::optional<std::string> find_program(std::string_view name, const std::vector
 /// Quotes argv for a log line (shell-style, single quotes where needed).
 std::string command_line(const std::vector<std::string>& argv);
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

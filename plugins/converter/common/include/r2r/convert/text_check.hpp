@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 struct text_problem {
   std::string kind;         // "too_large", "binary", "invalid_utf8"
@@ -28,4 +28,4 @@ std::size_t first_invalid_utf8(std::string_view bytes) noexcept;
 /// 1-based line and byte column of `offset` in `text`.
 std::pair<std::int64_t, std::int64_t> line_column(std::string_view text, std::size_t offset) noexcept;
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

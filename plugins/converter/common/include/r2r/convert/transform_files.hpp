@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 struct transform_options {
   std::string converter_id;
@@ -40,4 +40,4 @@ sdk::converter::convert_response transform_files(const sdk::converter::convert_r
 /// diagnostic severity, and the sum of every per-file statistic).
 void summarize(sdk::converter::convert_response& response);
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 struct diff_options {
   int context = 3;
@@ -23,4 +23,4 @@ struct diff_options {
 std::string unified_diff(std::string_view path, std::string_view before, std::string_view after,
                          const diff_options& options = {});
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

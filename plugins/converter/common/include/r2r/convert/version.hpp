@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 using version_code = std::uint32_t;
 
@@ -18,4 +18,4 @@ std::optional<version_code> parse_version(std::string_view text);
 /// "6.2.0" from 60200; "" from 0.
 std::string format_version(version_code code);
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter

@@ -22,9 +22,9 @@
 
 #include <string_view>
 
-namespace r2r::convert {
+namespace r2r::plugins::converter {
 
 /// Ports or reports nvcuda::wmma in `text`; lines keep their numbers. Stats: idioms_ported, idioms_left.
 idiom_port port_wmma(std::string_view path, std::string_view text);
 
-}  // namespace r2r::convert
+}  // namespace r2r::plugins::converter
