@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 // `repo2rocm plan SOURCE`: intake -> fingerprint -> rank (through the plugin registry, as the
 // pipeline's `rank` stage) -> plan -> Dockerfile (plan_core.hpp does the work).
-#include "builtin_pipelines.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "pipeline_choice.hpp"
 #include "plan_core.hpp"
 #include "plan_output.hpp"
 #include "port_job.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
 #include <r2r/core/pipeline_session.hpp>
-#include <r2r/paper/fetch.hpp>
 #include <r2r/planning/intake.hpp>
 
 #include <unistd.h>
@@ -28,10 +27,8 @@ int run_plan(const cli_context& ctx) {
                     "usage: repo2rocm plan SOURCE [--commit REF] [--arch GFX] [--out DIR] [--base-image REF]"},
         exit_usage);
   }
-  if (const std::string paper = ctx.option("paper"); paper::looks_like_url(paper)) {
-    if (auto refused = paper::refused_scheme(paper); !refused.empty())
-      return report_error(ctx, core::error{core::phase::usage, refused}, exit_usage);
-  }
+  auto paper = run::paper_argument(ctx.option("paper"));
+  if (!paper) return report_error(ctx, paper.error(), exit_usage);
   auto arch = run::normalise_arch(ctx.option("arch"));
   if (!arch) return report_error(ctx, arch.error(), exit_usage);
   planning::intake_options io;
@@ -44,19 +41,11 @@ int run_plan(const cli_context& ctx) {
     return report_error(ctx, intake.error(), intake.error().where == core::phase::usage ? exit_usage : exit_error);
 
   // The ranker: the rank stage of --pipeline, else of the built-in configs/pipelines/run.json.
-  auto parsed = ctx.pipeline.empty()
-                    ? core::parse_pipeline_text(generated::run_pipeline, "(built-in) configs/pipelines/run.json")
-                    : core::parse_pipeline_file(ctx.pipeline);
-  if (!parsed.config)
-    return report_error(ctx, core::error{core::phase::config, parsed.problems.front().to_string(), {}, ctx.pipeline},
-                        exit_usage);
-  core::pipeline_config ranking = *parsed.config;
-  std::erase_if(ranking.stages, [](const core::pipeline_stage& s) { return s.stage != "rank"; });
-  // Only the instance that ranks a paper's candidates is kept (docs/mode2-paper.md).
-  std::erase_if(ranking.instances, [](const auto& entry) { return entry.first != run::paper_rank_instance; });
+  auto [parsed, label, builtin] = run::choose_run_pipeline(ctx.pipeline, 1);
+  if (!parsed.config) return report_error(ctx, pipeline_error(parsed), exit_usage);
+  const core::pipeline_config ranking = run::plan_stages_of(*parsed.config);
   auto session = run::open_port_session(
-      ctx.search_path(ranking.search_paths, ctx.pipeline.empty() ? std::string() : ranking.file.parent_path().string()),
-      ranking);
+      ctx.search_path(ranking.search_paths, builtin ? std::string() : ranking.file.parent_path().string()), ranking);
   if (!session) return report_failure(ctx, session.error());
   run::plan_request request;
   request.tree = intake->worktree;
@@ -71,8 +60,7 @@ int run_plan(const cli_context& ctx) {
       ctx.option("state-dir").empty() ? run::default_state_dir() : std::filesystem::path(ctx.option("state-dir"));
   request.ranker = session->session->stages().empty() ? nullptr : session->session->stages().front().instance;
   request.paper_model = session->session->resolve(run::paper_rank_instance);
-  if (const std::string paper = ctx.option("paper"); !paper.empty())
-    request.paper = paper::looks_like_url(paper) ? paper : std::filesystem::absolute(paper).string();
+  request.paper = *paper;
   auto planned = run::make_plan(request);
   if (!planned)
     return report_error(ctx, planned.error(), planned.error().where == core::phase::config ? exit_usage : exit_error);

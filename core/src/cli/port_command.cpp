@@ -2,9 +2,9 @@
 // `repo2rocm port SOURCE`: copies a local CUDA project to OUT/tree, runs the convert stages of the
 // port pipeline on the copy (port_chain.cpp) and writes OUT/patch.diff and OUT/convert.json.
 // The source is never written. OUT must be empty, absent, or the output of an earlier port.
-#include "builtin_pipelines.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "pipeline_choice.hpp"
 #include "port_args.hpp"
 #include "port_output.hpp"
 
@@ -25,17 +25,13 @@ int run_port(const cli_context& ctx) {
   auto job = run::port_job_from({ctx.words[0], ctx.arch, ctx.rocm, ctx.out_dir});
   if (!job) return report_error(ctx, job.error(), exit_usage);
 
-  // The pipeline: --pipeline FILE, or the built-in copy of configs/pipelines/port.json.
-  auto parsed = ctx.pipeline.empty()
-                    ? core::parse_pipeline_text(generated::port_pipeline, "(built-in) configs/pipelines/port.json")
-                    : core::parse_pipeline_file(ctx.pipeline);
+  auto [parsed, label, builtin] = run::choose_port_pipeline(ctx.pipeline);
   if (!parsed.config) return report_error(ctx, pipeline_error(parsed), exit_usage);
+  const auto& config = *parsed.config;
   auto opened = run::open_port_session(
-      ctx.search_path(parsed.config->search_paths,
-                      ctx.pipeline.empty() ? std::string() : parsed.config->file.parent_path().string()),
-      *parsed.config);
+      ctx.search_path(config.search_paths, builtin ? std::string() : config.file.parent_path().string()), config);
   if (!opened) return report_failure(ctx, opened.error());
-  job->pipeline_file = parsed.config->file.string();
+  job->pipeline_file = config.file.string();
   auto ported = run::port_to_out(*opened->session, *job);
   if (!ported) return report_failure(ctx, ported.error());
   const nlohmann::json& report = *ported;

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 // `repo2rocm run SOURCE`: parses the options, hands them with the pipeline file to the run engine
 // (r2r/run/engine.hpp, docs/run.md) and exits with its code.
-#include "builtin_pipelines.hpp"
 #include "cli_context.hpp"
 #include "exit_codes.hpp"
+#include "pipeline_choice.hpp"
 #include "plan_core.hpp"
 
 #include <r2r/core/pipeline_config.hpp>
-#include <r2r/paper/fetch.hpp>
 #include <r2r/run/engine.hpp>
 
 #include <unistd.h>
@@ -55,28 +54,16 @@ int run_run(const cli_context& ctx) {
   o.cache_dir = ctx.option("cache-dir").empty() ? run::default_cache_dir() : fs::path(ctx.option("cache-dir"));
   o.state_dir = ctx.option("state-dir").empty() ? run::default_state_dir() : fs::path(ctx.option("state-dir"));
   if (!ctx.option("run-dir").empty()) o.run_dir = fs::absolute(ctx.option("run-dir")).lexically_normal();
-  if (const std::string paper = ctx.option("paper"); paper::looks_like_url(paper)) {
-    if (auto refused = paper::refused_scheme(paper); !refused.empty()) return usage_error(ctx, refused);
-  }
-  if (const std::string paper = ctx.option("paper"); !paper.empty())
-    o.paper = paper::looks_like_url(paper) ? fs::path(paper) : fs::absolute(paper).lexically_normal();
+  auto paper = run::paper_argument(ctx.option("paper"));
+  if (!paper) return usage_error(ctx, paper.error().message);
+  o.paper = *paper;
   e.last_stage = ctx.option("until");
 
-  // The pipeline: --pipeline FILE, else the built-in copy of configs/pipelines/run.json (mode 2:
-  // configs/pipelines/mode2.json, which adds the metrics verifier).
-  const bool builtin = ctx.pipeline.empty();
-  const auto builtin_parent = [](const fs::path& file) -> std::optional<std::string> {
-    if (file.filename() == "run.json") return std::string(generated::run_pipeline);
-    return std::nullopt;
-  };
-  auto parsed = !builtin ? core::parse_pipeline_file(ctx.pipeline)
-                : o.mode == 2
-                    ? core::parse_pipeline_text(generated::mode2_pipeline, "(built-in) configs/pipelines/mode2.json",
-                                                builtin_parent)
-                    : core::parse_pipeline_text(generated::run_pipeline, "(built-in) configs/pipelines/run.json");
+  // The pipeline: --pipeline FILE, else the built-in run.json (mode 2: mode2.json, which adds the
+  // metrics verifier).
+  auto [parsed, label, builtin] = run::choose_run_pipeline(ctx.pipeline, o.mode);
   if (!parsed.config) return report_error(ctx, pipeline_error(parsed), exit_usage);
-  e.pipeline_label =
-      builtin ? std::string(o.mode == 2 ? "(built-in) mode2" : "(built-in) run") : parsed.config->file.string();
+  e.pipeline_label = builtin ? label : parsed.config->file.string();
   e.search_path = ctx.search_path(parsed.config->search_paths,
                                   builtin ? std::string() : parsed.config->file.parent_path().string());
   e.pipeline = std::move(*parsed.config);
