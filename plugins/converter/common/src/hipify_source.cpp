@@ -442,9 +442,10 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   }
   for (auto& d : idioms.diagnostics) c.diagnostics.push_back(std::move(d));
   for (const auto& [k, v] : idioms.stats) c.stats[k] = v;
-  // The cooperative-groups block goes in first so that the idiom block ends up above it.
+  // The math and cooperative-groups blocks go in first so that the idiom block ends up above them.
   for (const auto& [needed, block] :
-       {std::pair{groups.needs_helpers, cg_helpers_block()}, std::pair{idioms.needs_helpers, helpers_block()}}) {
+       {std::pair{idioms.needs_math, math_helpers_block()}, std::pair{groups.needs_helpers, cg_helpers_block()},
+        std::pair{idioms.needs_helpers, helpers_block()}}) {
     if (!needed) continue;
     std::int64_t at_line = 0, added = 0;
     c.text = insert_block(c.text, block, at_line, added);
