@@ -320,7 +320,12 @@ class source_converter {
       }
       return;
     }
-    if (quoted && options_.include_exists && options_.include_exists(inner, path_)) return;  // the project's own
+    // The project's own header: a quoted include of a file it has, or a CUDA-samples helper
+    // (helper_cuda.h, ...: not CUDA's) it carries, however it is spelled (-I Common/ is the norm).
+    if ((quoted || row->api == api::samples) && options_.include_exists &&
+        options_.include_exists(quoted ? inner : spelled, path_)) {
+      return;
+    }
     switch (row->action) {
       case header_action::keep:
         return;
