@@ -64,7 +64,8 @@ in_root=(bwrap --bind "$part" / --dev /dev --proc /proc --ro-bind /etc/resolv.co
 # versions; rocWMMA is only in experimental. Packages a suite lacks are skipped, not fatal.
 base=(hipcc libamdhip64-dev)
 libs=(libhipblas-dev libhipfft-dev libhiprand-dev librocrand-dev librocprim-dev libhipcub-dev
-  librocthrust-dev libhipsparse-dev librocblas-dev libhipsolver-dev libroctx64-dev librocwmma-dev)
+  librocthrust-dev libhipsparse-dev librocblas-dev libhipsolver-dev libroctx64-dev librocwmma-dev
+  libhipblaslt-dev)
 apt_flags=(-y -qq --no-install-recommends)
 [[ "$version" == "7.2" ]] && apt_flags+=(-t experimental)
 "${in_root[@]}" apt-get update -qq >>"$part.log" 2>&1
@@ -82,8 +83,9 @@ for pkg in "${libs[@]}"; do
 done
 "${in_root[@]}" apt-get clean >>"$part.log" 2>&1 || true
 # The rootfs only compiles (hipcc -c), never links or runs: the libraries' device code objects
-# (rocBLAS/Tensile kernels, rocSPARSE, rocSOLVER, rocRAND: about 7 GB) are removed, their headers stay.
-for lib in rocblas rocsparse rocsolver rocrand; do
+# (rocBLAS/Tensile and hipBLASLt kernels, rocSPARSE, rocSOLVER, rocRAND: about 7 GB) are removed, their
+# headers stay.
+for lib in rocblas rocsparse rocsolver rocrand hipblaslt; do
   rm -rf "$part/usr/lib/x86_64-linux-gnu/$lib" "$part/usr/lib/x86_64-linux-gnu/lib$lib.so."*
 done
 rm -rf "$part/var/lib/apt/lists/"* "$part/.r2r-debootstrap-done" || true

@@ -192,6 +192,14 @@ const std::vector<hazard_rule>& rules() {
        "a 32-thread tile is half a CDNA wavefront: tile operations work, but code that treats the tile as the "
        "whole warp (warp-level ballots, masks, lane ids from threadIdx.x % 32) breaks",
        "derive lane ids from the tile (tile.thread_rank()) and use tile operations, not warp-level intrinsics"},
+      {"cg-partition",
+       "error",
+       {"cdna", "rdna"},
+       "cooperative_groups::binary_partition and labeled_partition split a tile by a value through a lane "
+       "mask; HIP (6.4) declares neither, so the unit does not compile",
+       "partition by hand: take the tile's 64-bit ballot of the predicate, use __popcll of the ballot (masked "
+       "to the tile's lanes) as the group size and of the lanes below as the rank, and reduce over lanes that "
+       "share the predicate (or run one reduction over the whole tile with the other group's values zeroed)"},
       {"coalesced-threads",
        "warning",
        {"cdna", "rdna"},

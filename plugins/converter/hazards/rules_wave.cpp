@@ -208,6 +208,10 @@ void reduction_loop(scan_context& ctx, std::size_t i) {
 
 void cooperative_tiles(scan_context& ctx, std::size_t i) {
   const std::string_view name = ctx.at(i).text;
+  if ((name == "binary_partition" || name == "labeled_partition") && ctx.is(i + 1, "(")) {
+    ctx.report("cg-partition", i, std::string(name) + "() has no HIP counterpart");
+    return;
+  }
   if (name == "coalesced_threads" && ctx.is(i + 1, "(")) {
     ctx.report("coalesced-threads", i, "coalesced_threads() builds a group from the warp's active-lane mask");
     return;
@@ -254,7 +258,8 @@ void scan_wave_rules(scan_context& ctx) {
       if (name == "__syncwarp") ctx.report("syncwarp", i, "__syncwarp() synchronises the lanes of a warp");
     } else if (name == "for") {
       reduction_loop(ctx, i);
-    } else if (name == "tiled_partition" || name == "thread_block_tile" || name == "coalesced_threads") {
+    } else if (name == "tiled_partition" || name == "thread_block_tile" || name == "coalesced_threads" ||
+               name == "binary_partition" || name == "labeled_partition") {
       cooperative_tiles(ctx, i);
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hipify_converter.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string_view>
@@ -52,11 +53,18 @@ sdk::converter::convert_response hipify_converter::convert(const sdk::converter:
   if (!request.target.rocm.empty()) options.target_rocm = parse_target(request.target.rocm, "target.rocm");
 
   // A quoted include is the project's own header when that file is in the request or under root,
-  // relative to the including file's directory or to the project root.
+  // relative to the including file's directory or to the project root; an angle-bracket one
+  // (cuda-samples' <helper_cuda.h>, found on -I Common/) when a file of the request ends in /NAME.
   std::set<std::string, std::less<>> request_paths;
   for (const auto& f : request.files) request_paths.insert(f.path);
   const std::string root = request.root;
   options.include_exists = [&request_paths, root](std::string_view include, std::string_view including) {
+    if (include.size() > 2 && include.front() == '<' && include.back() == '>') {
+      const std::string tail = "/" + std::string(include.substr(1, include.size() - 2));
+      return std::any_of(request_paths.begin(), request_paths.end(), [&tail](const std::string& p) {
+        return p.size() > tail.size() && p.compare(p.size() - tail.size(), tail.size(), tail) == 0;
+      });
+    }
     const std::string candidates[] = {directory_of(including) + std::string(include), std::string(include)};
     for (const auto& c : candidates) {
       if (request_paths.count(c) != 0) return true;

@@ -159,6 +159,25 @@ TEST_F(RootfsBuildCheck, ReportsTheRealFileAndLineOfAnError) {
   EXPECT_THAT(b->log, HasSubstr((tmp.path() / "src/bad.cu").string() + ":3:")) << "guest paths are mapped back";
 }
 
+TEST_F(RootfsBuildCheck, HipblasltHeadersAreThere) {
+  // llm.c's common.h includes cublasLt.h (-> hipblaslt/hipblaslt.h): without hipBLASLt in the rootfs
+  // every unit including it was only ever checked_in_container, never compiled (hip.sh installs it).
+  build_checker checker(rootfs_config(), host_.sdk_host());
+  auto ctx = host_.context();
+  const auto request = nlohmann::json{{"files",
+                                       {{{"path", "lt.hip"},
+                                         {"text",
+                                          "#include <hip/hip_runtime.h>\n#include <hipblaslt/hipblaslt.h>\n"
+                                          "hipblasLtHandle_t handle;\n"
+                                          "__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\n"}}}},
+                                      {"target", {{"arch", {"gfx950"}}}}}
+                           .get<convert_request>();
+  const auto r = checker.convert(request, ctx);
+  const auto* b = find(r, "lt.hip", "gfx950");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->status, "passed") << b->log;
+}
+
 /// A project whose includes reach for files outside it. Each unit is a separate TU so a host read
 /// shows in its own log: the secret file holds an #error with a random token, and /etc/debian_version
 /// (a number on the host, "forky/sid" in the rootfs) is echoed by clang's diagnostic of the line.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 
 namespace r2r::plugins::converter {
 namespace {
@@ -41,6 +42,17 @@ constexpr std::string_view helper_block =
     "template <class T, class U> __device__ static inline void r2r_store(T* p, U v) { *p = v; }\n"
     "#endif  // R2R_CUDA_IDIOMS_H\n";
 
+constexpr std::string_view math_block =
+    "#ifndef R2R_CUDA_MATH_H\n"
+    "#define R2R_CUDA_MATH_H  // added by repo2rocm port: CUDA's runtime header declares these for host code\n"
+    "#include <math.h>  // isfinite/isinf/isnan/signbit in the global namespace, as with cuda_runtime.h\n"
+    "#endif  // R2R_CUDA_MATH_H\n";
+
+/// C99 classification functions cuda_runtime.h declares in the global namespace for host and
+/// device code; hip_runtime.h declares only the device overloads there.
+constexpr std::array<std::string_view, 6> math_classification{"isfinite", "isinf",    "isnan",
+                                                              "signbit",  "isnormal", "fpclassify"};
+
 struct call_port {
   std::string_view cuda;
   std::string_view hip;
@@ -69,7 +81,7 @@ constexpr std::array<call_port, 19> idiom_calls{{
     {"__trap", "__builtin_trap", call_port::trap},
 }};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 16> renames{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> renames{{
     {"nvtxRangePushA", "roctxRangePushA"},
     {"nvtxRangePop", "roctxRangePop"},
     {"nvtxMarkA", "roctxMarkA"},
@@ -81,6 +93,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 16> renames{
     {"nv_bfloat162", "__hip_bfloat162"},
     {"__nv_bfloat16", "__hip_bfloat16"},
     {"__nv_bfloat162", "__hip_bfloat162"},
+    {"__nv_bfloat16_raw", "__hip_bfloat16_raw"},
+    {"__nv_bfloat162_raw", "__hip_bfloat162_raw"},
     {"__CUDA_RUNTIME_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
     {"__DRIVER_TYPES_H__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
     {"__cuda_cuda_h__", "HIP_INCLUDE_HIP_HIP_RUNTIME_H"},
@@ -122,12 +136,84 @@ bool full_mask(std::string_view mask) {
   return m == "0xffffffff" || m == "~0" || m == "-1" || m == "~0x0" || m == "0xffffffffffffffff";
 }
 
+using name_map = std::map<std::string, std::string, std::less<>>;
+
+/// Variables of the file that can stand for a lane mask: `NAME = init` declared after an integer
+/// type keyword (int, unsigned, long, uint32_t, auto, ...; const or not) and never written again
+/// (no assignment, compound assignment, ++/--, or unary & that could write through a pointer).
+/// NAME -> its initializer text. A name declared twice with different initializers, or written
+/// anywhere, is left out: the scan ignores scopes, so only a value every use must see is kept.
+name_map mask_variables(std::string_view text) {
+  lexer lx(text);
+  std::vector<token> toks;
+  bool in_directive = false;
+  for (token t = lx.next(); t.kind != token_kind::end_of_file; t = lx.next()) {
+    if (t.kind == token_kind::error) return {};
+    if (t.kind == token_kind::directive_hash) in_directive = true;
+    if (t.kind == token_kind::directive_end) {
+      in_directive = false;
+      continue;
+    }
+    if (t.kind != token_kind::comment && !in_directive) toks.push_back(t);
+  }
+  const auto txt = [&](std::size_t k) {
+    return k < toks.size() ? text.substr(toks[k].begin, toks[k].end - toks[k].begin) : std::string_view();
+  };
+  const auto adjacent = [&](std::size_t a, std::size_t b) { return b < toks.size() && toks[a].end == toks[b].begin; };
+  static constexpr std::array<std::string_view, 10> int_types{"int",      "unsigned", "long",    "short",   "auto",
+                                                              "uint32_t", "uint64_t", "int32_t", "int64_t", "uint"};
+  name_map decls;
+  std::set<std::string, std::less<>> unusable;
+  for (std::size_t k = 0; k < toks.size(); ++k) {
+    if (toks[k].kind != token_kind::identifier) continue;
+    const std::string_view name = txt(k);
+    const std::string_view prev = k > 0 ? txt(k - 1) : std::string_view();
+    if (prev == "." || prev == "->" || prev == "::") continue;
+    const bool assign = txt(k + 1) == "=" && txt(k + 2) != "=";
+    if (assign && std::find(int_types.begin(), int_types.end(), prev) != int_types.end()) {
+      std::size_t end = k + 2;
+      int depth = 0;
+      for (; end < toks.size(); ++end) {
+        const std::string_view p = txt(end);
+        if (p == "(" || p == "[" || p == "{") ++depth;
+        if (p == ")" || p == "]" || p == "}") --depth;
+        if (depth < 0 || (depth == 0 && (p == ";" || p == ","))) break;
+      }
+      if (end >= toks.size() || end == k + 2) {
+        unusable.emplace(name);
+        continue;
+      }
+      const std::string init(text.substr(toks[k + 2].begin, toks[end - 1].end - toks[k + 2].begin));
+      if (auto [it, fresh] = decls.emplace(name, init); !fresh && it->second != init) unusable.emplace(name);
+      k = end - 1;
+      continue;
+    }
+    const std::string_view n1 = txt(k + 1), n2 = txt(k + 2);
+    const bool compound = (n1.size() == 1 && std::string_view("+-*/%&|^").find(n1) != std::string_view::npos &&
+                           n2 == "=" && adjacent(k + 1, k + 2)) ||
+                          ((n1 == "<" || n1 == ">") && n2 == n1 && txt(k + 3) == "=");
+    const bool incdec = ((n1 == "+" || n1 == "-") && n2 == n1 && adjacent(k + 1, k + 2)) ||
+                        (k >= 2 && (prev == "+" || prev == "-") && txt(k - 2) == prev && adjacent(k - 2, k - 1));
+    bool address_of = false;
+    if (prev == "&") {
+      const token* before = k >= 2 ? &toks[k - 2] : nullptr;
+      const std::string_view b = k >= 2 ? txt(k - 2) : std::string_view();
+      address_of = before == nullptr || !(before->kind == token_kind::identifier ||
+                                          before->kind == token_kind::number || b == ")" || b == "]");
+    }
+    if (assign || compound || incdec || address_of) unusable.emplace(name);
+  }
+  for (const auto& n : unusable) decls.erase(n);
+  return decls;
+}
+
 class idiom_porter {
  public:
   /// `macros`: object-like macros seen so far (name -> replacement text), shared with nested porters.
-  idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base,
-               std::map<std::string, std::string, std::less<>>& macros)
-      : path_(path), text_(text), line_base_(line_base), macros_(macros) {}
+  /// `variables`: mask_variables() of the whole file.
+  idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base, name_map& macros,
+               const name_map& variables)
+      : path_(path), text_(text), line_base_(line_base), macros_(macros), variables_(variables) {}
 
   idiom_port run() {
     lexer lx(text_);
@@ -162,6 +248,16 @@ class idiom_porter {
         const std::string_view p = text_of(tokens_[i - 1]);
         if (p == "." || p == "->" || p == "::") continue;  // a member or another scope's name
       }
+      // A call, not a declaration (`bool isfinite(float);` follows a type name, a call an operator).
+      const bool after_operator =
+          i == 0 || tokens_[i - 1].kind == token_kind::punct || text_of(tokens_[i - 1]) == "return";
+      if (!uses_math_ && after_operator && i + 1 < tokens_.size() && text_of(tokens_[i + 1]) == "(" &&
+          std::find(math_classification.begin(), math_classification.end(), name) != math_classification.end() &&
+          directive.empty()) {
+        uses_math_ = true;
+        math_call_ = t;
+        math_name_ = std::string(name);
+      }
       // Every name below starts with '_' (intrinsics, guards), 'n' (NVTX, nv_bfloat16) or 'C'
       // (CUDA_RUNTIME_API_H): a cheap test that spares most identifiers the table searches.
       if (name.front() != '_' && name.front() != 'n' && name.front() != 'C') continue;
@@ -183,6 +279,12 @@ class idiom_porter {
     out_.stats["idioms_ported"] = ported_;
     out_.stats["idioms_left"] = left_;
     out_.needs_helpers = uses_helpers_ || (uses_builtins_ && !has_runtime_include_);
+    out_.needs_math = uses_math_ && !has_math_include_;
+    if (out_.needs_math && line_base_ == 0) {
+      ported(math_call_, math_name_,
+             math_name_ +
+                 " unqualified: <math.h> added (CUDA's runtime header declares it for host code, HIP's does not)");
+    }
     return std::move(out_);
   }
 
@@ -201,9 +303,11 @@ class idiom_porter {
         std::string(text_.substr(tokens_[k + 1].begin, tokens_[end - 1].end - tokens_[k + 1].begin));
   }
 
-  /// full_mask() after replacing a mask that is a macro name by its definition.
+  /// full_mask() after replacing a mask that is a macro name, or a never-written variable
+  /// (mask_variables), by its definition.
   bool is_full_mask(std::string_view mask) const {
-    const std::string_view m = trim(mask);
+    std::string_view m = trim(mask);
+    if (auto it = variables_.find(m); it != variables_.end()) m = trim(it->second);
     if (auto it = macros_.find(m); it != macros_.end()) return full_mask(it->second);
     return full_mask(m);
   }
@@ -240,6 +344,7 @@ class idiom_porter {
         inner == "hip/hip_runtime.h" || inner == "hip/hip_runtime_api.h") {
       has_runtime_include_ = true;
     }
+    if (inner == "math.h") has_math_include_ = true;
     if (inner == "nvToolsExt.h" || inner == "nvtx3/nvToolsExt.h") {
       replace(h.begin, h.end, std::string(1, spelled.front()) + "roctracer/roctx.h" + spelled.back());
       ported(h, inner, std::string(inner) + " -> roctracer/roctx.h (link roctx64)");
@@ -372,11 +477,18 @@ class idiom_porter {
   }
 
   std::string port_nested(std::size_t begin, std::size_t end, std::int64_t line) {
-    idiom_porter inner(path_, text_.substr(begin, end - begin), line_base_ + line - 1, macros_);
+    idiom_porter inner(path_, text_.substr(begin, end - begin), line_base_ + line - 1, macros_, variables_);
     idiom_port r = inner.run();
     ported_ += r.stats["idioms_ported"];
     left_ += r.stats["idioms_left"];
     uses_helpers_ = uses_helpers_ || inner.uses_helpers_;
+    if (!uses_math_ && inner.uses_math_) {
+      uses_math_ = true;
+      math_call_ = inner.math_call_;
+      math_call_.line += line - 1;
+      math_call_.begin = math_call_.end = 0;  // its text is the inner porter's; math_name_ keeps the name
+      math_name_ = inner.math_name_;
+    }
     for (auto& d : r.diagnostics) out_.diagnostics.push_back(std::move(d));
     return std::move(r.text);
   }
@@ -384,19 +496,28 @@ class idiom_porter {
   std::string_view path_;
   std::string_view text_;
   std::int64_t line_base_;
-  std::map<std::string, std::string, std::less<>>& macros_;
+  name_map& macros_;
+  const name_map& variables_;
   std::vector<token> tokens_;
   idiom_port out_;
   std::size_t copied_ = 0;
   std::int64_t ported_ = 0, left_ = 0;
   bool uses_helpers_ = false, uses_builtins_ = false, has_runtime_include_ = false;
+  bool uses_math_ = false, has_math_include_ = false;
+  token math_call_;
+  std::string math_name_;
 };
 
 }  // namespace
 
 idiom_port port_cuda_idioms(std::string_view path, std::string_view text) {
-  std::map<std::string, std::string, std::less<>> macros;
-  return idiom_porter(path, text, 0, macros).run();
+  name_map macros;
+  const name_map variables = mask_variables(text);
+  return idiom_porter(path, text, 0, macros, variables).run();
+}
+
+std::string_view math_helpers_block() {
+  return math_block;
 }
 
 std::string_view helpers_block() {

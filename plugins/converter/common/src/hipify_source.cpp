@@ -320,7 +320,12 @@ class source_converter {
       }
       return;
     }
-    if (quoted && options_.include_exists && options_.include_exists(inner, path_)) return;  // the project's own
+    // The project's own header: a quoted include of a file it has, or a CUDA-samples helper
+    // (helper_cuda.h, ...: not CUDA's) it carries, however it is spelled (-I Common/ is the norm).
+    if ((quoted || row->api == api::samples) && options_.include_exists &&
+        options_.include_exists(quoted ? inner : spelled, path_)) {
+      return;
+    }
     switch (row->action) {
       case header_action::keep:
         return;
@@ -442,9 +447,10 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   }
   for (auto& d : idioms.diagnostics) c.diagnostics.push_back(std::move(d));
   for (const auto& [k, v] : idioms.stats) c.stats[k] = v;
-  // The cooperative-groups block goes in first so that the idiom block ends up above it.
+  // The math and cooperative-groups blocks go in first so that the idiom block ends up above them.
   for (const auto& [needed, block] :
-       {std::pair{groups.needs_helpers, cg_helpers_block()}, std::pair{idioms.needs_helpers, helpers_block()}}) {
+       {std::pair{idioms.needs_math, math_helpers_block()}, std::pair{groups.needs_helpers, cg_helpers_block()},
+        std::pair{idioms.needs_helpers, helpers_block()}}) {
     if (!needed) continue;
     std::int64_t at_line = 0, added = 0;
     c.text = insert_block(c.text, block, at_line, added);

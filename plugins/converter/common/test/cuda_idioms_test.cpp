@@ -176,6 +176,84 @@ TEST(CudaIdioms, MasksSpelledAsMacrosOfTheFileResolve) {
   EXPECT_THAT(out.text, HasSubstr("__shfl_down(v, 1, 32) + __shfl_down_sync(HALF, v, 1)"));
 }
 
+TEST(CudaIdioms, MaskVariablesNeverWrittenResolve) {
+  // The cuda-samples vote idiom: the full mask is a local variable, not a literal or a macro.
+  const std::string in =
+      "#include <cuda_runtime.h>\n"
+      "__global__ void k(unsigned* in, unsigned* out) {\n"
+      "  int mask = 0xffffffff;\n"
+      "  const unsigned FULL = ~0u;\n"
+      "  out[threadIdx.x] = __any_sync(mask, in[threadIdx.x]) + __all_sync(FULL, in[0]);\n}\n";
+  const auto out = convert_source("v.cu", in, {});
+  EXPECT_THAT(out.text, HasSubstr("out[threadIdx.x] = r2r_any32(in[threadIdx.x]) + r2r_all32(in[0]);"));
+  EXPECT_EQ(find_diag(out, "manual_port", "__any_sync"), nullptr);
+}
+
+TEST(CudaIdioms, AttackMaskVariablesWrittenOrAmbiguousAreNotTakenAsFull) {
+  // Each variable starts as the full mask but may not be one where it is used: a compound or
+  // plain assignment, ++, a write through its address, a second declaration with another value, a
+  // partial initializer. Every call must be left as written and reported for the rewrite.
+  const std::string in =
+      "#include <cuda_runtime.h>\n"
+      "__device__ void set(unsigned* m);\n"
+      "__global__ void k(int* o, int p) {\n"
+      "  unsigned a = 0xffffffff; a &= __ballot_sync(0xffffffff, p);\n"
+      "  unsigned b = 0xffffffff; if (p) b = 1;\n"
+      "  unsigned c = 0xffffffff; c++;\n"
+      "  unsigned d = 0xffffffff; set(&d);\n"
+      "  { unsigned e = 0xffffffff; o[0] = e; }\n"
+      "  { unsigned e = 0xffff; o[1] = __any_sync(e, p); }\n"
+      "  unsigned f = (1u << p) - 1;\n"
+      "  unsigned g = 0xffffffff; g <<= 1;\n"
+      "  o[2] = __any_sync(a, p) + __any_sync(b, p) + __all_sync(c, p) + __any_sync(d, p) + __all_sync(f, p)"
+      " + __any_sync(g, p);\n}\n";
+  const auto out = convert_source("w.cu", in, {});
+  EXPECT_THAT(out.text, HasSubstr("o[1] = __any_sync(e, p);"));
+  EXPECT_THAT(out.text, HasSubstr("o[2] = __any_sync(a, p) + __any_sync(b, p) + __all_sync(c, p) + __any_sync(d, p)"
+                                  " + __all_sync(f, p) + __any_sync(g, p);"));
+  int left = 0;
+  for (const auto& d : out.diagnostics) left += d.category == "manual_port" ? 1 : 0;
+  EXPECT_EQ(left, 7);
+}
+
+TEST(CudaIdioms, Bf16RawTypesAreRenamed) {
+  const auto out = convert_source(
+      "r.cu",
+      "#include <cuda_bf16.h>\n__device__ __nv_bfloat16 f(unsigned short b) { return __nv_bfloat16_raw{b}; }\n"
+      "__device__ unsigned short g(__nv_bfloat16 v) { return ((__nv_bfloat16_raw)v).x; }\n"
+      "__device__ __nv_bfloat162_raw h(__nv_bfloat162_raw r) { return r; }\n",
+      {});
+  EXPECT_THAT(out.text, HasSubstr("return __hip_bfloat16_raw{b};"));
+  EXPECT_THAT(out.text, HasSubstr("return ((__hip_bfloat16_raw)v).x;"));
+  EXPECT_THAT(out.text, HasSubstr("__device__ __hip_bfloat162_raw h(__hip_bfloat162_raw r)"));
+  EXPECT_THAT(out.text, Not(HasSubstr("__nv_bfloat16")));
+}
+
+TEST(CudaIdioms, UnqualifiedMathClassificationGetsMathH) {
+  // llm.c's validate_result calls isfinite in host template code; cuda_runtime.h declares it, HIP's
+  // runtime header does not, so the port adds <math.h> once (a guarded block) before the first line.
+  const std::string in =
+      "#include <cuda_runtime.h>\n#include <float.h>\n"
+      "template <class T> int bad(const T* r, int n) { int k = 0; for (int i = 0; i < n; ++i) k += !isfinite(r[i]); "
+      "return k; }\n";
+  const auto out = convert_source("v.cu", in, {});
+  EXPECT_EQ(out.text.find("#ifndef R2R_CUDA_MATH_H"), 0u) << out.text;
+  EXPECT_THAT(out.text, HasSubstr("#include <math.h>"));
+  const auto* d = find_diag(out, "ported", "isfinite");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, 7) << "the line of the call in the converted file, below the 4-line block";
+  EXPECT_EQ(convert_source("v.cu", out.text, {}).text, out.text) << "a second port adds nothing";
+
+  // False positives: already included, qualified, a member, a name in a comment or string.
+  for (const std::string other : {"#include <math.h>\nbool f(float x) { return isnan(x); }\n",
+                                  "#include <cmath>\nbool f(float x) { return std::isinf(x); }\n",
+                                  "struct S { bool isfinite(float); };\nbool f(S s) { return s.isfinite(1.f); }\n",
+                                  "// isfinite(x)\nconst char* s = \"isnan(x)\";\n"}) {
+    const auto o = convert_source("o.cpp", other, {});
+    EXPECT_THAT(o.text, Not(HasSubstr("R2R_CUDA_MATH_H"))) << other;
+  }
+}
+
 TEST(CudaIdioms, NvtxBecomesRoctx) {
   const auto out = convert_source(
       "n.cpp",

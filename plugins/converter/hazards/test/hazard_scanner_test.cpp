@@ -194,6 +194,18 @@ TEST(Hazards, CooperativeGroupTiles) {
   EXPECT_EQ(lines_of(text, "cg-tile"), (std::vector<std::int64_t>{2}));
 }
 
+TEST(Hazards, PredicatePartitionsOfATileHaveNoHipCounterpart) {
+  // cuda-samples binaryPartitionCG: HIP 6.4 fails on the call, so it must be named where it is.
+  const std::string text =
+      "auto t32 = cg::tiled_partition<32>(cta);\n"
+      "auto sub = cg::binary_partition(t32, elem & 1);\n"
+      "auto lab = cooperative_groups::labeled_partition(t32, key);\n"
+      "int binary_partition = 3;\n"
+      "s.binary_partition;\n";
+  EXPECT_EQ(lines_of(text, "cg-partition"), (std::vector<std::int64_t>{2, 3}))
+      << "a variable or member of that name is not the call";
+}
+
 TEST(Hazards, DevicePropertyFieldsOnlyWithDeviceProps) {
   const std::string with =
       "cudaDeviceProp prop;\ncudaGetDeviceProperties(&prop, 0);\nint a = prop.major;\n"

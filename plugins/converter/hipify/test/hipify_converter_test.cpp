@@ -143,6 +143,16 @@ TEST_F(HipifyConverter, ProjectHeadersInTheRequestOrUnderRootAreNotCudas) {
   ASSERT_EQ(r.files[1].diagnostics.size(), 1u) << "b.cu's helper_math.h is not in the project";
   EXPECT_EQ(r.files[1].diagnostics[0].category, "manual_port");
   EXPECT_TRUE(r.files[3].diagnostics.empty());
+
+  // cuda-samples: <helper_cuda.h> found on -I Common/ is the project's when it carries the file.
+  const auto s = c.convert(request({{"files",
+                                     {{{"path", "Samples/v/v.cu"}, {"text", "#include <helper_cuda.h>\n"}},
+                                      {{"path", "Common/helper_cuda.h"}, {"text", "#pragma once\n"}},
+                                      {{"path", "w.cu"}, {"text", "#include <helper_math.h>\n"}}}}}),
+                           ctx);
+  EXPECT_TRUE(s.files[0].diagnostics.empty());
+  ASSERT_EQ(s.files[2].diagnostics.size(), 1u) << "no helper_math.h anywhere in the project";
+  EXPECT_EQ(s.files[2].diagnostics[0].category, "manual_port");
 }
 
 TEST_F(HipifyConverter, MacrosTheProjectDefinesAreNotUnknownCudaNames) {

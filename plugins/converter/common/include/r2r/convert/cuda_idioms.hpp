@@ -16,9 +16,15 @@
 //                                         __stwb -> plain load/store helpers
 //   __trap()                           -> __builtin_trap()
 //   NVTX (nvToolsExt.h, nvtxRangePushA/Pop, nvtxMarkA, ...) -> rocTX (roctracer/roctx.h)
-// A mask spelled as an object-like macro of the file (#define FULL_MASK 0xffffffff) is resolved.
+// A mask spelled as an object-like macro of the file (#define FULL_MASK 0xffffffff) is resolved, and
+// so is a variable of the file declared with a full-mask initializer and never written again
+// (`unsigned mask = 0xffffffff;` ... `__any_sync(mask, p)`).
 //   nv_bfloat16/__nv_bfloat16(2), cuda_bf16.h -> __hip_bfloat16(2), hip/hip_bf16.h; the bf16
 //                                         conversions HIP names alike (__float2bfloat16, ...) are kept
+//   __nv_bfloat16_raw/__nv_bfloat162_raw -> __hip_bfloat16_raw/__hip_bfloat162_raw
+//   unqualified isfinite/isinf/isnan/signbit/isnormal/fpclassify calls -> <math.h> added (math block):
+//                                         cuda_runtime.h declares them for host code in the global
+//                                         namespace, hip_runtime.h only for device code
 //   CUDA runtime include guards probed by helper headers (__CUDA_RUNTIME_H__, __DRIVER_TYPES_H__,
 //                                         __cuda_cuda_h__) -> HIP_INCLUDE_HIP_HIP_RUNTIME_H
 //
@@ -42,6 +48,7 @@ namespace r2r::plugins::converter {
 struct idiom_port {
   std::string text;
   bool needs_helpers = false;  // the text uses an r2r_* helper or kernel built-ins without a runtime include
+  bool needs_math = false;     // the text calls a C99 classification function without including <math.h>
   std::map<std::string, std::int64_t> stats;  // idioms_ported, idioms_left
   /// CUDA names HIP provides under the same name once the port's header is included (the bf16
   /// conversions of hip/hip_bf16.h): the rename pass must neither rename nor report them.
@@ -54,6 +61,9 @@ idiom_port port_cuda_idioms(std::string_view path, std::string_view text);
 
 /// The helper block the port inserts; starts with `#ifndef R2R_CUDA_IDIOMS_H`.
 std::string_view helpers_block();
+
+/// The block added for needs_math; starts with `#ifndef R2R_CUDA_MATH_H`.
+std::string_view math_helpers_block();
 
 /// `text` with helpers_block() inserted at the start of the line of its first directive or
 /// declaration (after a leading `#pragma once`), unless the text already holds it. `at_line`: the

@@ -6,7 +6,8 @@
 //     never inside comments, string/character literals, raw strings or #error/#warning text, and
 //     never after `.`/`->` (members) or after `X::` (names qualified by another scope);
 //   * #include paths are rewritten by the header rows; a quoted include of a file that exists in
-//     the project (the include_exists callback) is the project's own header and is left alone;
+//     the project (the include_exists callback), or an include of a CUDA-samples helper header
+//     (helper_cuda.h, ...) the project carries, is the project's own header and is left alone;
 //   * kernel launches `k<<<grid, block, shmem, stream>>>(args)` are kept: hipcc (clang) compiles
 //     the triple-chevron syntax, which keeps templates and default arguments intact;
 //   * every CUDA name that is left in the output is reported: no HIP equivalent, a HIP name newer
@@ -41,8 +42,11 @@ struct hipify_options {
   /// never reported as unknown CUDA names. Macros #defined in the converted file itself are
   /// recognised without this.
   std::set<std::string, std::less<>> project_names;
-  /// True when a quoted include names a file of the project itself (relative to the including
-  /// file's directory). May be empty: then every CUDA header name is treated as CUDA's.
+  /// True when an include names a file of the project itself. A quoted include is passed without
+  /// its quotes (relative to the including file's directory or the root); an angle-bracket include
+  /// of a CUDA-samples helper is passed with its brackets (`<helper_cuda.h>`: found on a -I
+  /// directory, so any project file ending in /helper_cuda.h). May be empty: then every CUDA
+  /// header name is treated as CUDA's.
   std::function<bool(std::string_view include_path, std::string_view including_file)> include_exists;
 };
 
