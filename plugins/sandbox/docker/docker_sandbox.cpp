@@ -137,11 +137,14 @@ docker_sandbox::~docker_sandbox() {
       host_.warn("could not remove image " + image + ": " + e.what());
     }
   }
-  // What a failed build left with this instance's labels (Podman labels its intermediate images).
-  try {
-    for (const auto& image : engine_.images_with_label(cfg_.label + ".owner", owner_)) engine_.remove_image(image);
-  } catch (const std::exception& e) {
-    host_.warn(std::string("could not remove the images a failed build left: ") + e.what());
+  // What a failed build left with this instance's labels (Podman labels its intermediate images);
+  // asked only when a build ran, so an instance that never reached an engine stays quiet.
+  if (build_started_) {
+    try {
+      for (const auto& image : engine_.images_with_label(cfg_.label + ".owner", owner_)) engine_.remove_image(image);
+    } catch (const std::exception& e) {
+      host_.warn(std::string("could not remove the images a failed build left: ") + e.what());
+    }
   }
   if (!state_dir_.empty()) {
     std::error_code ec;
@@ -637,6 +640,7 @@ nlohmann::json docker_sandbox::image_pull(const nlohmann::json& request, sdk::ca
 
 nlohmann::json docker_sandbox::image_build(const build_request& request) {
   require_engine();
+  build_started_ = true;
   const auto l = labels("built", "1");
   if (!request.context_dir.empty()) return build_context(request, l);
   const std::string dockerfile = generate_dockerfile(request, l);

@@ -127,6 +127,7 @@ class docker_sandbox {
   std::filesystem::path state_dir_;  // created on first use
   std::map<std::string, sandbox_record> sandboxes_;
   std::vector<std::string> built_images_;
+  bool build_started_ = false;  // an image_build reached the engine: a failed one may leave labelled images
   unsigned next_id_ = 1;
 };
 
