@@ -18,6 +18,9 @@ bool upper_or_underscore(char c) noexcept {
 }  // namespace
 
 bool looks_like_cuda_name(std::string_view name) noexcept {
+  // Every prefix below starts with one of these: most identifiers are rejected here.
+  if (name.empty()) return false;
+  if (const char f = name[0]; f != 'c' && f != 'n' && f != 'C' && f != 'N' && f != '_') return false;
   // Lower-case library prefixes followed by an upper-case letter or '_' (cublasLtFoo, curand_init);
   // "cuda" and "nvtx" need an upper-case letter (cudaMalloc, not the project's cuda_ok), and "cu"
   // alone too (cuMemAlloc, cuComplex; not cu_ptr).
