@@ -4,6 +4,8 @@
 #include <r2r/convert/lexer.hpp>
 #include <r2r/convert/wmma_port.hpp>
 
+#include "text_search.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -41,7 +43,7 @@ class wmma_porter {
 
   idiom_port run() {
     out_.text = std::string(text_);
-    if (text_.find("nvcuda") == std::string_view::npos && text_.find("mma.h") == std::string_view::npos) {
+    if (!contains(text_, "nvcuda") && !contains(text_, "mma.h")) {
       return std::move(out_);
     }
     lexer lx(text_);
