@@ -195,3 +195,18 @@ TEST(HipifySource, IdempotentAndDeterministic) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HipifySource, LinesStatCountsNewlinesAndAnUnterminatedLastLine) {
+  hipify_options o;
+  const auto lines = [&](std::string_view text) { return convert_source("a.cu", text, o).stats.at("lines"); };
+  EXPECT_EQ(lines(""), 0);
+  EXPECT_EQ(lines("int a;"), 1);
+  EXPECT_EQ(lines("int a;\n"), 1);
+  EXPECT_EQ(lines("\n\n\n"), 3);
+  EXPECT_EQ(lines("int a;\n// cudaMalloc\nint b;"), 3);
+  EXPECT_EQ(lines(std::string(5000, '\n') + "x"), 5001);
+}
+
+}  // namespace
