@@ -4,8 +4,6 @@
 #include <r2r/convert/lexer.hpp>
 #include <r2r/convert/wmma_port.hpp>
 
-#include "text_search.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -43,7 +41,7 @@ class wmma_porter {
 
   idiom_port run() {
     out_.text = std::string(text_);
-    if (!contains(text_, "nvcuda") && !contains(text_, "mma.h")) {
+    if (text_.find("nvcuda") == std::string_view::npos && text_.find("mma.h") == std::string_view::npos) {
       return std::move(out_);
     }
     lexer lx(text_);
