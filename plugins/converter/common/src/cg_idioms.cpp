@@ -7,6 +7,8 @@
 #include <r2r/convert/cg_idioms.hpp>
 #include <r2r/convert/lexer.hpp>
 
+#include "text_search.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -62,8 +64,7 @@ class cg_porter {
     // Every idiom this pass ports names one of these: most files are returned after a few scans.
     constexpr std::array<std::string_view, 4> markers{"cooperative_groups", "thread_block_tile", "tiled_partition",
                                                       "coalesced_group"};
-    if (std::none_of(markers.begin(), markers.end(),
-                     [&](std::string_view m) { return text_.find(m) != std::string_view::npos; })) {
+    if (std::none_of(markers.begin(), markers.end(), [&](std::string_view m) { return contains(text_, m); })) {
       out_.text = std::string(text_);
       out_.stats["idioms_ported"] = 0;
       out_.stats["idioms_left"] = 0;

@@ -207,12 +207,27 @@ name_map mask_variables(std::string_view text) {
   return decls;
 }
 
+/// mask_variables() of a whole file, computed on first use: most files have no mask to resolve,
+/// and the scan lexes the whole file. LIFETIME: borrows the file's text.
+class lazy_mask_variables {
+ public:
+  explicit lazy_mask_variables(std::string_view file_text) : text_(file_text) {}
+  const name_map& get() {
+    if (!map_) map_ = mask_variables(text_);
+    return *map_;
+  }
+
+ private:
+  std::string_view text_;
+  std::optional<name_map> map_;
+};
+
 class idiom_porter {
  public:
   /// `macros`: object-like macros seen so far (name -> replacement text), shared with nested porters.
-  /// `variables`: mask_variables() of the whole file.
+  /// `variables`: mask_variables() of the whole file, shared with nested porters.
   idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base, name_map& macros,
-               const name_map& variables)
+               lazy_mask_variables& variables)
       : path_(path), text_(text), line_base_(line_base), macros_(macros), variables_(variables) {}
 
   idiom_port run() {
@@ -305,9 +320,11 @@ class idiom_porter {
 
   /// full_mask() after replacing a mask that is a macro name, or a never-written variable
   /// (mask_variables), by its definition.
-  bool is_full_mask(std::string_view mask) const {
+  bool is_full_mask(std::string_view mask) {
     std::string_view m = trim(mask);
-    if (auto it = variables_.find(m); it != variables_.end()) m = trim(it->second);
+    if (full_mask(m)) return true;  // a literal: no variable or macro is spelled this way
+    const name_map& variables = variables_.get();
+    if (auto it = variables.find(m); it != variables.end()) m = trim(it->second);
     if (auto it = macros_.find(m); it != macros_.end()) return full_mask(it->second);
     return full_mask(m);
   }
@@ -497,7 +514,7 @@ class idiom_porter {
   std::string_view text_;
   std::int64_t line_base_;
   name_map& macros_;
-  const name_map& variables_;
+  lazy_mask_variables& variables_;
   std::vector<token> tokens_;
   idiom_port out_;
   std::size_t copied_ = 0;
@@ -512,7 +529,7 @@ class idiom_porter {
 
 idiom_port port_cuda_idioms(std::string_view path, std::string_view text) {
   name_map macros;
-  const name_map variables = mask_variables(text);
+  lazy_mask_variables variables(text);
   return idiom_porter(path, text, 0, macros, variables).run();
 }
 

@@ -18,6 +18,13 @@ bool upper_or_underscore(char c) noexcept {
 }  // namespace
 
 bool looks_like_cuda_name(std::string_view name) noexcept {
+  // Every rule below needs more than two characters starting "cu", "nv", "CU", "NV", "__n" or
+  // "__C": most identifiers (const, __global__, float) are rejected here.
+  if (name.size() < 3) return false;
+  const char f = name[0], s = name[1];
+  const bool candidate = (f == 'c' && s == 'u') || (f == 'n' && s == 'v') || (f == 'C' && s == 'U') ||
+                         (f == 'N' && s == 'V') || (f == '_' && s == '_' && (name[2] == 'n' || name[2] == 'C'));
+  if (!candidate) return false;
   // Lower-case library prefixes followed by an upper-case letter or '_' (cublasLtFoo, curand_init);
   // "cuda" and "nvtx" need an upper-case letter (cudaMalloc, not the project's cuda_ok), and "cu"
   // alone too (cuMemAlloc, cuComplex; not cu_ptr).

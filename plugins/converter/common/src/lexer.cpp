@@ -294,7 +294,11 @@ token lexer::lex_to_directive_end(token_kind kind, std::size_t begin, std::int64
 
 token lexer::next() {
   if (failed_) return make(token_kind::end_of_file, text_.size(), text_.size(), line_, 1);
-  skip_blanks();
+  if (pos_ < text_.size()) {
+    // Most tokens follow one blank or none: only a blank, newline or backslash needs skip_blanks.
+    const char c = text_[pos_];
+    if (c == '\\' || cls(c) == blank || cls(c) == newline) skip_blanks();
+  }
   const std::size_t n = text_.size();
   const std::int64_t line = line_;
   const auto column = static_cast<std::int64_t>(pos_ - line_start_ + 1);

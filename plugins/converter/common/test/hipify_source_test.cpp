@@ -195,3 +195,37 @@ TEST(HipifySource, IdempotentAndDeterministic) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HipifySource, LinesStatCountsNewlinesAndAnUnterminatedLastLine) {
+  hipify_options o;
+  const auto lines = [&](std::string_view text) { return convert_source("a.cu", text, o).stats.at("lines"); };
+  EXPECT_EQ(lines(""), 0);
+  EXPECT_EQ(lines("int a;"), 1);
+  EXPECT_EQ(lines("int a;\n"), 1);
+  EXPECT_EQ(lines("\n\n\n"), 3);
+  EXPECT_EQ(lines("int a;\n// cudaMalloc\nint b;"), 3);
+  EXPECT_EQ(lines(std::string(5000, '\n') + "x"), 5001);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(HipifySource, LooksLikeCudaNameKeepsEveryPrefixRule) {
+  using r2r::plugins::converter::looks_like_cuda_name;
+  for (const char* yes :
+       {"cudaFoo",      "cublasLtMatmul", "curand_init",   "cufftPlan",  "cusparseX",  "cusolverDn", "cudnnConv",
+        "nvrtcCompile", "nvtxRangePushA", "cuMemAlloc",    "CUdevice",   "CU_X",       "CUDA_R_16F", "CUDART_VERSION",
+        "CUBLAS_OP_N",  "CURAND_RNG",     "CUFFT_R2C",     "CUSPARSE_X", "CUSOLVER_X", "CUDNN_X",    "NVRTC_SUCCESS",
+        "CUB_NS",       "__nv_bfloat16",  "__CUDA_ARCH__", "nvcuda"}) {
+    EXPECT_TRUE(looks_like_cuda_name(yes)) << yes;
+  }
+  for (const char* no : {"", "c", "cu", "CU", "CU_", "const", "__global__", "float", "cuda_ok", "cu_ptr", "nvidia",
+                         "__nvx", "NV", "nvtx", "cuda", "__CUD", "count", "Cx"}) {
+    EXPECT_FALSE(looks_like_cuda_name(no)) << no;
+  }
+}
+
+}  // namespace
