@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `repo2rocm run` pulls what the plan chose: a base image pushed to a test registry
-// (test_registry.hpp: Debian's docker-registry on loopback inside this process's own network
-// namespace) and then deleted from a private dockerd is pulled by the environment stage, its
-// progress shown as events, and its digest pinned in plan.json and the bundle's Dockerfile;
+// (plugins/sandbox/docker/test/test_registry.hpp: Debian's docker-registry on loopback inside this process's own
+// network namespace) and then deleted from a private dockerd is pulled by the environment stage, its progress shown as
+// events, and its digest pinned in plan.json and the bundle's Dockerfile;
 // `--no-pull` fails fast with the message the run gave before pulls existed. Its own executable:
 // the namespace changes the whole process.
+#include "../../plugins/sandbox/docker/test/test_registry.hpp"
 #include "private_dockerd.hpp"
 #include "run_fixture.hpp"
-#include "test_registry.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ const std::map<std::string, std::string> python_tools = {
 struct pull_world {
   std::string why;
   r2r::test::temp_dir tmp;
-  std::unique_ptr<r2r::test::test_registry> registry;
+  std::unique_ptr<r2r::plugins::sandbox::docker::testing::test_registry> registry;
   std::unique_ptr<r2r::test::private_dockerd> dockerd;
   std::string pinned;  // 127.0.0.1:5000/r2r/run-base@sha256:… as the registry stored it
   fs::path repo;
@@ -50,7 +50,7 @@ struct pull_world {
       why = "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
       return;
     }
-    registry = std::make_unique<r2r::test::test_registry>(tmp.path() / "registry");
+    registry = std::make_unique<r2r::plugins::sandbox::docker::testing::test_registry>(tmp.path() / "registry");
     if (!registry->why().empty()) {
       why = registry->why();
       return;

@@ -9,6 +9,7 @@
 #include "docker_engine.hpp"
 #include "docker_sandbox.hpp"
 #include "engine_fixture.hpp"
+#include "test_registry.hpp"
 #include "unix_http.hpp"
 
 #include <r2r/sdk/error.hpp>
@@ -42,68 +43,29 @@ using r2r::plugins::sandbox::docker::docker_sandbox;
 using r2r::plugins::sandbox::docker::unix_http;
 using r2r::plugins::sandbox::docker::url_encode;
 using r2r::plugins::sandbox::docker::testing::engine_fixture;
+using r2r::plugins::sandbox::docker::testing::test_registry;
 using ::testing::HasSubstr;
 
 constexpr const char* pushed_ref = "127.0.0.1:5000/r2r/busybox:1";
-
-bool port_answers(int port) {
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(s);
-  return ok;
-}
 
 // The namespace, the registry, the engine, and the digest of the image pushed to the registry.
 struct registry_world {
   std::string why;
   fs::path dir;
-  pid_t registry = -1;
+  std::unique_ptr<test_registry> registry;
   std::unique_ptr<engine_fixture> engine;
   std::string digest;  // "sha256:…" the registry gave the pushed image
 
   registry_world() {
-    if (access("/usr/bin/docker-registry", X_OK) != 0) {
-      why = "docker-registry is not installed (scripts/bootstrap.sh installs it)";
-      return;
-    }
-    if (unshare(CLONE_NEWNET) != 0) {
-      why = std::string("cannot create a network namespace: ") + std::strerror(errno);
-      return;
-    }
-    const int s = socket(AF_INET, SOCK_DGRAM, 0);
-    ifreq lo{};
-    std::strncpy(lo.ifr_name, "lo", IFNAMSIZ - 1);
-    const bool up = ioctl(s, SIOCGIFFLAGS, &lo) == 0 && (lo.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &lo)) == 0;
-    close(s);
-    if (!up) {
-      why = std::string("cannot bring up lo: ") + std::strerror(errno);
-      return;
-    }
     char templ[] = "/tmp/r2r-registry-XXXXXX";
     if (mkdtemp(templ) == nullptr) {
       why = "cannot create a temporary directory";
       return;
     }
     dir = templ;
-    std::ofstream(dir / "config.yml") << "version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: "
-                                      << (dir / "data").string()
-                                      << "\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:5000\n";
-    registry = fork();
-    if (registry == 0) {
-      setpgid(0, 0);
-      freopen((dir / "registry.log").c_str(), "w", stdout);
-      freopen((dir / "registry.log").c_str(), "a", stderr);
-      execl("/usr/bin/docker-registry", "docker-registry", "serve", (dir / "config.yml").c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    for (int i = 0; i < 100 && !port_answers(5000); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (!port_answers(5000)) {
-      why = "docker-registry did not listen on 127.0.0.1:5000 within 10 s; see " + (dir / "registry.log").string();
+    registry = std::make_unique<test_registry>(dir / "registry");
+    if (!registry->why().empty()) {
+      why = registry->why();
       return;
     }
     engine = std::make_unique<engine_fixture>("docker");
@@ -140,10 +102,7 @@ struct registry_world {
 
   ~registry_world() {
     engine.reset();
-    if (registry > 0) {
-      kill(registry, SIGKILL);
-      waitpid(registry, nullptr, 0);
-    }
+    registry.reset();
     std::error_code ec;
     if (!dir.empty()) fs::remove_all(dir, ec);
   }

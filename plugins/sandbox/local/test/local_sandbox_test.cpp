@@ -55,6 +55,7 @@ class LocalSandbox : public ::testing::Test {
     if (probe.exit_code != 0) GTEST_SKIP() << "bwrap cannot create namespaces here: " << probe.stderr_text;
   }
   void TearDown() override {
+    second.reset();
     sandbox.reset();
     fs::remove_all(dir);
   }
@@ -67,11 +68,22 @@ class LocalSandbox : public ::testing::Test {
     return sandbox->exec(r, ctx);
   }
 
+  /// A second instance, as a resumed executor's would be: same config, its own state directory.
+  local_sandbox& second_sandbox() {
+    auto other = config;
+    other.state_dir = (dir / "state2").string();
+    fs::create_directories(other.state_dir);
+    second = std::make_unique<local_sandbox>(other, second_host.sdk_host());
+    return *second;
+  }
+
   fs::path dir;
   r2r::sdk::testing::fake_host host;
   local_sandbox::config config;
   std::unique_ptr<local_sandbox> sandbox;
   std::string id;
+  r2r::sdk::testing::fake_host second_host;
+  std::unique_ptr<local_sandbox> second;
 };
 
 TEST_F(LocalSandbox, ExitCodesStreamsAndWorkspace) {
@@ -216,11 +228,7 @@ TEST_F(LocalSandbox, ANewSandboxOnTheSameWorkspaceEndsAnEarlierSandboxsCommands)
     return run("i=0; while :; do i=$((i+1)); echo $i > /workspace/counter; sleep 0.02; done", 60);
   });
   ASSERT_TRUE(wait_for_file(dir / "ws" / "counter"));
-  auto other_config = config;
-  other_config.state_dir = (dir / "state2").string();
-  fs::create_directories(other_config.state_dir);
-  r2r::sdk::testing::fake_host other_host;
-  local_sandbox later(other_config, other_host.sdk_host());
+  auto& later = second_sandbox();
   sb::create_request plan;
   plan.workspace = (dir / "ws").string();
   const auto t0 = std::chrono::steady_clock::now();
@@ -243,11 +251,7 @@ TEST_F(LocalSandbox, ANewSandboxLeavesCommandsOnOtherWorkspacesAlone) {
   });
   ASSERT_TRUE(wait_for_file(dir / "ws" / "counter"));
   fs::create_directories(dir / "ws2");
-  auto other_config = config;
-  other_config.state_dir = (dir / "state2").string();
-  fs::create_directories(other_config.state_dir);
-  r2r::sdk::testing::fake_host other_host;
-  local_sandbox later(other_config, other_host.sdk_host());
+  auto& later = second_sandbox();
   sb::create_request plan;
   plan.workspace = (dir / "ws2").string();
   (void)later.create(plan);

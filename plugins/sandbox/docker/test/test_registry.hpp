@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// A test registry for `repo2rocm run`'s pull: the calling process moves into a network namespace
-// of its own (loopback only), then Debian's `docker-registry` (distribution 2.8) is started on
-// 127.0.0.1:5000 there, so the registry, a private dockerd started afterwards and every pull stay
-// inside the namespace (dockerd treats 127.0.0.0/8 registries as plain HTTP). The same set-up as
-// the docker sandbox's image_pull_test, for the run's own tests.
+// A test registry for the pull tests (the docker sandbox's image_pull_test and `repo2rocm run`'s
+// run_pull_test): the calling process moves into a network namespace of its own (loopback only),
+// then Debian's `docker-registry` (distribution 2.8, deletes enabled) is started on 127.0.0.1:5000
+// there, so the registry, a private dockerd started afterwards and every pull stay inside the
+// namespace (dockerd treats 127.0.0.0/8 registries as plain HTTP).
 // OWNERSHIP: the object owns the registry process (stopped by PID) and its storage directory.
 // PROCESSES: the unshare changes the whole process; use it in a test executable of its own,
 // before any thread or child that must share the namespace is started.
@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-namespace r2r::test {
+namespace r2r::plugins::sandbox::docker::testing {
 
 class test_registry {
  public:
@@ -55,7 +55,8 @@ class test_registry {
     }
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ / "config.yml") << "version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: "
-                                       << (dir_ / "data").string() << "\nhttp:\n  addr: " << host << "\n";
+                                       << (dir_ / "data").string()
+                                       << "\n  delete:\n    enabled: true\nhttp:\n  addr: " << host << "\n";
     pid_ = fork();
     if (pid_ == 0) {
       setpgid(0, 0);
@@ -67,7 +68,9 @@ class test_registry {
       _exit(127);
     }
     for (int i = 0; i < 100 && !answers(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (!answers()) why_ = "docker-registry did not listen on " + std::string(host) + " within 10 s";
+    if (!answers())
+      why_ = "docker-registry did not listen on " + std::string(host) + " within 10 s; see " +
+             (dir_ / "registry.log").string();
   }
   ~test_registry() {
     if (pid_ > 0) {
@@ -98,4 +101,4 @@ class test_registry {
   pid_t pid_ = -1;
 };
 
-}  // namespace r2r::test
+}  // namespace r2r::plugins::sandbox::docker::testing
