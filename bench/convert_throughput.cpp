@@ -7,7 +7,9 @@
 // Prints MB/s and files/s per phase (MB = 10^6 bytes of input) from wall time, then the phase's
 // CPU time (this thread's) and MB per CPU second, which stays meaningful on a machine shared with
 // other jobs, and the process's peak RSS.
-// Usage: r2r-bench-convert DIR [--repeat N]
+// --dump FILE writes every file's hipify result (output text, changed/failed, stats, diagnostics)
+// to FILE in a fixed format, so two builds can be checked for identical output with cmp.
+// Usage: r2r-bench-convert DIR [--repeat N] [--dump FILE]
 #include "hazard_scanner.hpp"
 
 #include <r2r/convert/hipify.hpp>
@@ -59,16 +61,33 @@ void print(const char* phase, const phase_time& t, std::size_t bytes, std::size_
               static_cast<double>(files) * repeat / t.wall, t.cpu, mb / t.cpu);
 }
 
+/// Every field of one conversion, in a fixed order; length-prefixed text so no content can forge a record.
+void dump(std::FILE* f, const std::string& path, const r2r::plugins::converter::conversion& c) {
+  std::fprintf(f, "== %s changed=%d failed=%d text=%zu\n", path.c_str(), c.changed ? 1 : 0, c.failed ? 1 : 0,
+               c.text.size());
+  std::fwrite(c.text.data(), 1, c.text.size(), f);
+  std::fputc('\n', f);
+  for (const auto& [k, v] : c.stats) std::fprintf(f, "stat %s=%lld\n", k.c_str(), static_cast<long long>(v));
+  for (const auto& d : c.diagnostics) {
+    std::fprintf(f, "diag %s:%lld:%lld %s %s name=%zu:%s message=%zu:%s hint=%zu:%s\n", d.file.c_str(),
+                 static_cast<long long>(d.line), static_cast<long long>(d.column), d.severity.c_str(),
+                 d.category.c_str(), d.name.size(), d.name.c_str(), d.message.size(), d.message.c_str(), d.hint.size(),
+                 d.hint.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: r2r-bench-convert DIR [--repeat N]\n");
+    std::fprintf(stderr, "usage: r2r-bench-convert DIR [--repeat N] [--dump FILE]\n");
     return 2;
   }
   int repeat = 1;
+  const char* dump_path = nullptr;
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--dump") dump_path = argv[i + 1];
   }
   const std::vector<std::string> extensions{".cu", ".cuh", ".cpp", ".h", ".hpp"};
   std::vector<source> sources;
@@ -102,6 +121,15 @@ int main(int argc, char** argv) {
     }
   }
   hipify_t.stop();
+  if (dump_path != nullptr) {
+    std::FILE* f = std::fopen(dump_path, "wb");
+    if (f == nullptr) {
+      std::fprintf(stderr, "r2r-bench-convert: cannot write --dump file %s\n", dump_path);
+      return 1;
+    }
+    for (std::size_t i = 0; i < sources.size(); ++i) dump(f, sources[i].path, outputs[i]);
+    std::fclose(f);
+  }
 
   std::size_t diff_bytes = 0;
   phase_time diff_t;

@@ -2,6 +2,8 @@
 // port_cuda_idioms: one lexer pass; a call is rewritten from its argument texts (split at
 // top-level commas), which are ported recursively, so nested idioms are handled and everything
 // else in the arguments (comments, literals, line breaks) is kept byte for byte.
+#include "cuda_idioms_shared.hpp"
+
 #include <r2r/convert/cuda_idioms.hpp>
 #include <r2r/convert/lexer.hpp>
 
@@ -226,20 +228,30 @@ class idiom_porter {
  public:
   /// `macros`: object-like macros seen so far (name -> replacement text), shared with nested porters.
   /// `variables`: mask_variables() of the whole file, shared with nested porters.
+  /// `shared`: the tokens of `text` (lex_code), or null to lex here; run() takes them and leaves
+  /// the tokens of its output there. LIFETIME: every reference must outlive run().
   idiom_porter(std::string_view path, std::string_view text, std::int64_t line_base, name_map& macros,
-               lazy_mask_variables& variables)
-      : path_(path), text_(text), line_base_(line_base), macros_(macros), variables_(variables) {}
+               lazy_mask_variables& variables, code_tokens* shared = nullptr)
+      : path_(path), text_(text), line_base_(line_base), macros_(macros), variables_(variables), shared_(shared) {}
 
   idiom_port run() {
-    lexer lx(text_);
-    tokens_.reserve(text_.size() / 4);
-    for (token t = lx.next(); t.kind != token_kind::end_of_file; t = lx.next()) {
-      if (t.kind == token_kind::error) {
+    if (shared_ != nullptr) {
+      if (shared_->failed) {
         out_.text = std::string(text_);
         return std::move(out_);
       }
-      if (t.kind == token_kind::comment) continue;
-      tokens_.push_back(t);
+      tokens_ = std::move(shared_->tokens);
+    } else {
+      lexer lx(text_);
+      tokens_.reserve(text_.size() / 4);
+      for (token t = lx.next(); t.kind != token_kind::end_of_file; t = lx.next()) {
+        if (t.kind == token_kind::error) {
+          out_.text = std::string(text_);
+          return std::move(out_);
+        }
+        if (t.kind == token_kind::comment) continue;
+        tokens_.push_back(t);
+      }
     }
     std::string directive;
     for (std::size_t i = 0; i < tokens_.size(); ++i) {
@@ -247,7 +259,7 @@ class idiom_porter {
       if (t.kind == token_kind::directive_hash) {
         directive = i + 1 < tokens_.size() ? std::string(text_of(tokens_[i + 1])) : std::string();
         if (directive == "include" && i + 2 < tokens_.size() && tokens_[i + 2].kind == token_kind::header_name) {
-          on_include(tokens_[i + 2]);
+          on_include(i + 2);
         }
         if (directive == "define") record_macro(i + 2);
         continue;
@@ -284,13 +296,14 @@ class idiom_porter {
           r != renames.end()) {
         // Guard names are only rewritten where they are probed, in directives.
         if (r->second.substr(0, 4) == "HIP_" && directive.empty()) continue;
-        replace(t.begin, t.end, r->second);
+        edit(i, i, r->second);
         ported(t, name, std::string(name) + " -> " + std::string(r->second));
         continue;
       }
       if (const call_port* c = find_call(name)) i = on_call(i, *c);
     }
     out_.text.append(text_.substr(copied_));
+    if (shared_ != nullptr) hand_on_tokens();
     out_.stats["idioms_ported"] = ported_;
     out_.stats["idioms_left"] = left_;
     out_.needs_helpers = uses_helpers_ || (uses_builtins_ && !has_runtime_include_);
@@ -335,6 +348,21 @@ class idiom_porter {
     copied_ = end;
   }
 
+  /// replace() of tokens_[first..last], recorded for hand_on_tokens().
+  void edit(std::size_t first, std::size_t last, std::string_view with) {
+    replace(tokens_[first].begin, tokens_[last].end, with);
+    if (shared_ != nullptr) edits_.push_back({first, last, out_.text.size() - with.size(), out_.text.size()});
+  }
+
+  /// Leaves the tokens of out_.text in *shared_: tokens_ when nothing changed, else spliced, else lexed.
+  void hand_on_tokens() {
+    if (edits_.empty()) {
+      shared_->tokens = std::move(tokens_);
+      return;
+    }
+    if (!splice_tokens(text_, tokens_, out_.text, edits_, shared_->tokens)) *shared_ = lex_code(out_.text);
+  }
+
   void diag(const token& t, const char* severity, const char* category, std::string_view name, std::string message,
             std::string hint) {
     diagnostic d;
@@ -354,7 +382,8 @@ class idiom_porter {
     diag(t, "note", "ported", name, "ported: " + what, "");
   }
 
-  void on_include(const token& h) {
+  void on_include(std::size_t at) {
+    const token& h = tokens_[at];
     const std::string_view spelled = text_of(h);
     const std::string_view inner = spelled.substr(1, spelled.size() - 2);
     if (inner == "cuda_runtime.h" || inner == "cuda_runtime_api.h" || inner == "cuda.h" ||
@@ -363,12 +392,12 @@ class idiom_porter {
     }
     if (inner == "math.h") has_math_include_ = true;
     if (inner == "nvToolsExt.h" || inner == "nvtx3/nvToolsExt.h") {
-      replace(h.begin, h.end, std::string(1, spelled.front()) + "roctracer/roctx.h" + spelled.back());
+      edit(at, at, std::string(1, spelled.front()) + "roctracer/roctx.h" + spelled.back());
       ported(h, inner, std::string(inner) + " -> roctracer/roctx.h (link roctx64)");
     }
     if (inner == "cuda_bf16.h") {
       for (const auto n : bf16_same_name) out_.same_in_hip.emplace(n);
-      replace(h.begin, h.end, std::string(1, spelled.front()) + "hip/hip_bf16.h" + spelled.back());
+      edit(at, at, std::string(1, spelled.front()) + "hip/hip_bf16.h" + spelled.back());
       ported(h, inner, "cuda_bf16.h -> hip/hip_bf16.h (__hip_bfloat16)");
     }
   }
@@ -381,7 +410,7 @@ class idiom_porter {
     const bool after_defined = (i >= 1 && text_of(tokens_[i - 1]) == "defined") ||
                                (i >= 2 && punct_at(i - 1, "(") && text_of(tokens_[i - 2]) == "defined");
     if (directive == "ifdef" || directive == "ifndef" || after_defined) {
-      replace(t.begin, t.end, "__HIP_DEVICE_COMPILE__");
+      edit(i, i, "__HIP_DEVICE_COMPILE__");
       ported(t, "__CUDA_ARCH__", "__CUDA_ARCH__ tests device compilation -> __HIP_DEVICE_COMPILE__");
       return;
     }
@@ -489,7 +518,7 @@ class idiom_porter {
         ported(name, cuda, "__trap -> __builtin_trap");
         break;
     }
-    replace(name.begin, tokens_[close].end, with);
+    edit(i, close, with);
     return close;
   }
 
@@ -515,6 +544,8 @@ class idiom_porter {
   std::int64_t line_base_;
   name_map& macros_;
   lazy_mask_variables& variables_;
+  code_tokens* shared_;
+  std::vector<token_edit> edits_;  // when shared_: every edit(), in order
   std::vector<token> tokens_;
   idiom_port out_;
   std::size_t copied_ = 0;
@@ -531,6 +562,12 @@ idiom_port port_cuda_idioms(std::string_view path, std::string_view text) {
   name_map macros;
   lazy_mask_variables variables(text);
   return idiom_porter(path, text, 0, macros, variables).run();
+}
+
+idiom_port port_cuda_idioms(std::string_view path, std::string_view text, code_tokens& tokens) {
+  name_map macros;
+  lazy_mask_variables variables(text);
+  return idiom_porter(path, text, 0, macros, variables, &tokens).run();
 }
 
 std::string_view math_helpers_block() {

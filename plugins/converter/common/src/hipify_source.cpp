@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
-// convert_source: one pass of the lexer; unchanged bytes are copied in spans, so comments,
-// literals and layout survive byte for byte.
+// convert_source: the file is lexed once (code_tokens.hpp); the idiom port reads those tokens and
+// hands on the tokens of its output to the rename pass. Unchanged bytes are copied in spans, so
+// comments, literals and layout survive byte for byte.
+#include "code_tokens.hpp"
+#include "cuda_idioms_shared.hpp"
+
 #include <r2r/convert/cg_idioms.hpp>
 #include <r2r/convert/cuda_idioms.hpp>
 #include <r2r/convert/hipify.hpp>
@@ -58,20 +62,19 @@ std::int64_t count_newlines(std::string_view text) noexcept {
   return n;
 }
 
+/// The rename pass. LIFETIME: borrows `text`, `options` and `tokens` (lex_code(text)) until run() returns.
 class source_converter {
  public:
-  source_converter(std::string_view path, std::string_view text, const hipify_options& options)
-      : path_(path), text_(text), options_(options), lexer_(text) {}
+  source_converter(std::string_view path, std::string_view text, const hipify_options& options,
+                   const code_tokens& tokens)
+      : path_(path), text_(text), options_(options), tokens_(tokens) {}
 
   conversion run() {
+    if (tokens_.failed) return failed(tokens_.error);
     out_.text.reserve(text_.size() + text_.size() / 16 + 64);
-    for (;;) {
-      const token t = lexer_.next();
-      if (t.kind == token_kind::end_of_file) break;
-      if (t.kind == token_kind::error) return failed(t);
-      if (t.kind == token_kind::comment) continue;
+    for (const token& t : tokens_.tokens) {
       if (pending_namespace_) {
-        if (t.kind == token_kind::punct && lexer_.text_of(t) == "::") {
+        if (t.kind == token_kind::punct && text_of(t) == "::") {
           const auto& [ns_token, ns] = *pending_namespace_;
           if (options_.rewrite) {
             replace(ns_token, ns->hip);
@@ -91,9 +94,8 @@ class source_converter {
           on_identifier(t);
           break;
         case token_kind::header_name:
-          if (lexer_.directive_name() == "include" || lexer_.directive_name() == "include_next" ||
-              lexer_.directive_name() == "import")
-            on_include(t);
+          // The lexer makes header names only after #include, #include_next and #import.
+          on_include(t);
           break;
         case token_kind::punct:
           on_punct(t);
@@ -117,6 +119,8 @@ class source_converter {
   }
 
  private:
+  std::string_view text_of(const token& t) const noexcept { return text_.substr(t.begin, t.end - t.begin); }
+
   void replace(const token& t, std::string_view with) {
     out_.text.append(text_.data() + copied_, t.begin - copied_);
     out_.text.append(with);
@@ -155,7 +159,7 @@ class source_converter {
     d.column = t.column;
     d.severity = "error";
     d.category = "bad_input";
-    d.message = lexer_.error_message() + "; the file was not converted";
+    d.message = tokens_.error_message + "; the file was not converted";
     d.hint = "fix the syntax (the compiler rejects it too), then convert again";
     c.diagnostics.push_back(std::move(d));
     c.stats["bytes_in"] = static_cast<std::int64_t>(text_.size());
@@ -165,19 +169,19 @@ class source_converter {
 
   bool qualified_or_member() const {
     if (prev_.kind != token_kind::punct) return false;
-    const std::string_view p = lexer_.text_of(prev_);
+    const std::string_view p = text_of(prev_);
     if (p == "." || p == "->") return true;
     // `ns::name` is qualified by another scope; `::name` (global) is still the CUDA name.
     if (p != "::") return false;
-    return prev2_.kind == token_kind::identifier || (prev2_.kind == token_kind::punct && lexer_.text_of(prev2_) == ">");
+    return prev2_.kind == token_kind::identifier || (prev2_.kind == token_kind::punct && text_of(prev2_) == ">");
   }
 
   void on_identifier(const token& t) {
     ++identifiers_;
-    const std::string_view name = lexer_.text_of(t);
+    const std::string_view name = text_of(t);
     if (t.in_directive && prev_.kind == token_kind::directive_hash) return;  // the directive's name
     if (t.in_directive && prev_.kind == token_kind::identifier && prev2_.kind == token_kind::directive_hash &&
-        lexer_.text_of(prev_) == "define") {
+        text_of(prev_) == "define") {
       defined_.emplace(name);  // the file's own macro
     }
     if (name == "__global__") ++kernels_;
@@ -213,7 +217,7 @@ class source_converter {
 
   void report_unknown_names() {
     for (const token& t : unknown_first_) {
-      const std::string name(lexer_.text_of(t));
+      const std::string name(text_of(t));
       if (defined_.count(name) != 0) continue;
       unknown_ += unknown_counts_[name];
       report(t, "warning", "unknown_cuda_name", name,
@@ -320,7 +324,7 @@ class source_converter {
   }
 
   void on_include(const token& t) {
-    const std::string_view spelled = lexer_.text_of(t);
+    const std::string_view spelled = text_of(t);
     const bool quoted = spelled.front() == '"';
     const std::string_view inner = spelled.substr(1, spelled.size() - 2);
     const header_row* row = find_header(inner);
@@ -389,7 +393,7 @@ class source_converter {
   }
 
   void on_punct(const token& t) {
-    const std::string_view p = lexer_.text_of(t);
+    const std::string_view p = text_of(t);
     if (p == "<<<") {
       ++launches_;
       if (!open_launch_) open_launch_ = t;
@@ -419,7 +423,7 @@ class source_converter {
   std::string_view path_;
   std::string_view text_;
   const hipify_options& options_;
-  lexer lexer_;
+  const code_tokens& tokens_;
   conversion out_;
   std::size_t copied_ = 0;
   token prev_;
@@ -437,12 +441,14 @@ class source_converter {
 }  // namespace
 
 conversion convert_source(std::string_view path, std::string_view text, const hipify_options& options) {
-  if (!options.rewrite) return source_converter(path, text, options).run();
+  code_tokens tokens = lex_code(text);
+  if (!options.rewrite) return source_converter(path, text, options, tokens).run();
   // The idiom ports first (they read CUDA names), then the renames; lines keep their numbers until
   // the helper block goes in, and diagnostics below it move down with it.
-  idiom_port idioms = port_cuda_idioms(path, text);
+  idiom_port idioms = port_cuda_idioms(path, text, tokens);  // `tokens` now lexes idioms.text
   idiom_port groups = port_cooperative_groups(path, idioms.text);
   idiom_port wmma = port_wmma(path, groups.text);
+  if (wmma.text != idioms.text) tokens = lex_code(wmma.text);  // rare: those passes lex on their own
   idioms.text = std::move(wmma.text);
   for (idiom_port* pass : {&groups, &wmma}) {
     for (auto& d : pass->diagnostics) idioms.diagnostics.push_back(std::move(d));
@@ -450,11 +456,11 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   }
   conversion c;
   if (idioms.same_in_hip.empty()) {
-    c = source_converter(path, idioms.text, options).run();
+    c = source_converter(path, idioms.text, options, tokens).run();
   } else {
     hipify_options with_same = options;
     with_same.ignore_names.insert(idioms.same_in_hip.begin(), idioms.same_in_hip.end());
-    c = source_converter(path, idioms.text, with_same).run();
+    c = source_converter(path, idioms.text, with_same, tokens).run();
   }
   if (c.failed) {
     c.text = std::string(text);

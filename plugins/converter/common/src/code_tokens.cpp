@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// Why splicing is exact: a token's line is 1 + the newlines before it and its column its distance
+// from the last newline, so both follow from the byte offset; and the lexer's state after a
+// replaced span is the state after the span it replaced when the span is ordinary code (no
+// directive, no `#if 0` block), starts with an identifier character where the old span started
+// with one (what precedes ends the same way) and ends in a closing punctuator that joins nothing
+// that follows. Anything else is declined.
+#include "code_tokens.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+namespace r2r::plugins::converter {
+namespace {
+
+std::int64_t newlines_in(std::string_view s) noexcept {
+  std::int64_t n = 0;
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+bool ident_start(char c) noexcept {
+  const auto u = static_cast<unsigned char>(c);
+  return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u == '$' || u >= 0x80;
+}
+
+bool ident_char(char c) noexcept {
+  return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/// `with` lexes as one identifier, the way the lexer would see it followed by `next`.
+bool is_plain_identifier(std::string_view with, char next) noexcept {
+  if (with.empty() || !ident_start(with.front())) return false;
+  for (const char c : with) {
+    if (!ident_char(c)) return false;
+  }
+  return next != '"' && next != '\'';  // else it could be a literal's prefix (u8"...")
+}
+
+/// `with` lexes as one header name opening with `open`.
+bool is_header_name(std::string_view with, char open) noexcept {
+  if (with.size() < 2 || with.front() != open) return false;
+  const char close = open == '<' ? '>' : '"';
+  if (with.back() != close) return false;
+  const std::string_view inner = with.substr(1, with.size() - 2);
+  return inner.find(close) == std::string_view::npos && inner.find('\n') == std::string_view::npos;
+}
+
+}  // namespace
+
+code_tokens lex_code(std::string_view text) {
+  code_tokens out;
+  out.tokens.reserve(text.size() / 4 + 16);
+  lexer lx(text);
+  for (token t = lx.next(); t.kind != token_kind::end_of_file; t = lx.next()) {
+    if (t.kind == token_kind::error) {
+      out.failed = true;
+      out.error = t;
+      out.error_message = lx.error_message();
+      break;
+    }
+    if (t.kind != token_kind::comment) out.tokens.push_back(t);
+  }
+  return out;
+}
+
+bool splice_tokens(std::string_view in_text, const std::vector<token>& in, std::string_view out_text,
+                   const std::vector<token_edit>& edits, std::vector<token>& out) {
+  out.clear();
+  out.reserve(in.size() + 8 * edits.size());
+  std::int64_t byte_shift = 0;  // out offset - in offset, after the last edit
+  std::int64_t line_shift = 0;
+  // Tokens on the line the last edit ended on (in the input) take their column from its new end.
+  bool fix_column = false;
+  std::int64_t fix_line = 0;
+  std::size_t fix_in_end = 0;
+  std::int64_t fix_out_column = 0;
+  const auto moved = [&](token t) {
+    if (fix_column && t.line == fix_line) t.column = fix_out_column + static_cast<std::int64_t>(t.begin - fix_in_end);
+    t.begin = static_cast<std::size_t>(static_cast<std::int64_t>(t.begin) + byte_shift);
+    t.end = static_cast<std::size_t>(static_cast<std::int64_t>(t.end) + byte_shift);
+    t.line += line_shift;
+    return t;
+  };
+  std::size_t k = 0;
+  for (const token_edit& e : edits) {
+    if (e.first < k || e.last < e.first || e.last >= in.size() || e.out_end < e.out_begin ||
+        e.out_end > out_text.size())
+      return false;
+    for (; k < e.first; ++k) out.push_back(moved(in[k]));
+    const token& first = in[e.first];
+    const token& last = in[e.last];
+    const token start = moved(first);  // where the replacement starts: its line and column
+    if (start.begin != e.out_begin) return false;
+    const std::string_view with = out_text.substr(e.out_begin, e.out_end - e.out_begin);
+    const char next = e.out_end < out_text.size() ? out_text[e.out_end] : '\0';
+    const bool after_hash = e.first > 0 && in[e.first - 1].kind == token_kind::directive_hash;
+    std::int64_t with_newlines = 0;
+    if (e.first == e.last && first.kind == token_kind::identifier && !after_hash && is_plain_identifier(with, next)) {
+      token t = start;
+      t.end = e.out_end;
+      out.push_back(t);
+    } else if (e.first == e.last && first.kind == token_kind::header_name &&
+               is_header_name(with, in_text[first.begin])) {
+      token t = start;
+      t.end = e.out_end;
+      out.push_back(t);
+    } else {
+      for (std::size_t i = e.first; i <= e.last; ++i) {
+        if (in[i].in_directive || in[i].in_skipped_block) return false;
+      }
+      if (first.kind != token_kind::identifier || with.empty() || !ident_start(with.front())) return false;
+      const char end_char = with.back();
+      if (end_char != ')' && end_char != ']' && end_char != '}' && end_char != ';' && end_char != ',') return false;
+      const code_tokens part = lex_code(with);
+      if (part.failed || part.tokens.empty() || part.tokens.front().begin != 0 || part.tokens.back().end != with.size())
+        return false;
+      for (token t : part.tokens) {
+        if (t.in_directive || t.in_skipped_block) return false;
+        if (t.line == 1) t.column += start.column - 1;
+        t.line += start.line - 1;
+        t.begin += e.out_begin;
+        t.end += e.out_begin;
+        out.push_back(t);
+      }
+      with_newlines = newlines_in(with);
+    }
+    const std::string_view replaced = in_text.substr(first.begin, last.end - first.begin);
+    byte_shift += static_cast<std::int64_t>(with.size()) - static_cast<std::int64_t>(replaced.size());
+    line_shift += with_newlines - newlines_in(replaced);
+    fix_column = true;
+    fix_line = last.line + newlines_in(in_text.substr(last.begin, last.end - last.begin));
+    fix_in_end = last.end;
+    const std::size_t last_newline = with.rfind('\n');
+    fix_out_column = last_newline == std::string_view::npos ? start.column + static_cast<std::int64_t>(with.size())
+                                                            : static_cast<std::int64_t>(with.size() - last_newline);
+    k = e.last + 1;
+  }
+  for (; k < in.size(); ++k) out.push_back(moved(in[k]));
+  return true;
+}
+
+}  // namespace r2r::plugins::converter
