@@ -104,7 +104,7 @@ class source_converter {
           break;
       }
       prev2_ = prev_;
-      prev_ = t;
+      prev_ = &t;
     }
     if (open_launch_) {
       report(*open_launch_, "warning", "syntax", "<<<",
@@ -168,36 +168,35 @@ class source_converter {
   }
 
   bool qualified_or_member() const {
-    if (prev_.kind != token_kind::punct) return false;
-    const std::string_view p = text_of(prev_);
+    if (prev_->kind != token_kind::punct) return false;
+    const std::string_view p = text_of(*prev_);
     if (p == "." || p == "->") return true;
     // `ns::name` is qualified by another scope; `::name` (global) is still the CUDA name.
     if (p != "::") return false;
-    return prev2_.kind == token_kind::identifier || (prev2_.kind == token_kind::punct && text_of(prev2_) == ">");
+    return prev2_->kind == token_kind::identifier || (prev2_->kind == token_kind::punct && text_of(*prev2_) == ">");
   }
 
   void on_identifier(const token& t) {
     ++identifiers_;
     const std::string_view name = text_of(t);
-    if (t.in_directive && prev_.kind == token_kind::directive_hash) return;  // the directive's name
-    if (t.in_directive && prev_.kind == token_kind::identifier && prev2_.kind == token_kind::directive_hash &&
-        text_of(prev_) == "define") {
+    if (t.in_directive && prev_->kind == token_kind::directive_hash) return;  // the directive's name
+    if (t.in_directive && prev_->kind == token_kind::identifier && prev2_->kind == token_kind::directive_hash &&
+        text_of(*prev_) == "define") {
       defined_.emplace(name);  // the file's own macro
     }
     if (name == "__global__") ++kernels_;
     if (qualified_or_member()) return;
     if (!options_.ignore_names.empty() && options_.ignore_names.find(name) != options_.ignore_names.end()) return;
-    const char second = name.size() > 1 ? name[1] : '\0';
-    if (may_be_name(name[0], second)) {
-      if (const name_row* row = find_name(name)) {
+    if (const name_lookup found = find_any_name(name); found.row || found.ns || found.unlisted) {
+      if (const name_row* row = found.row) {
         on_row(t, *row);
         return;
       }
-      if (const namespace_row* ns = find_namespace(name)) {
+      if (const namespace_row* ns = found.ns) {
         pending_namespace_.emplace(t, ns);
         return;
       }
-      if (const unlisted_row* u = find_unlisted(name)) {
+      if (const unlisted_row* u = found.unlisted) {
         ++unsupported_;
         report(t, "error", "unsupported", name,
                std::string(name) + " (" + std::string(api_display_name(u->api)) +
@@ -426,8 +425,9 @@ class source_converter {
   const code_tokens& tokens_;
   conversion out_;
   std::size_t copied_ = 0;
-  token prev_;
-  token prev2_;
+  static constexpr token none_{};  // before the first token: kind end_of_file
+  const token* prev_ = &none_;     // the last two tokens before the current one, in tokens_
+  const token* prev2_ = &none_;
   std::optional<std::pair<token, const namespace_row*>> pending_namespace_;
   std::optional<token> open_launch_;
   std::set<std::string, std::less<>> once_;

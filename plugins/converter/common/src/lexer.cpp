@@ -21,12 +21,18 @@ constexpr std::array<std::uint8_t, 256> make_classes() {
 }
 constexpr std::array<std::uint8_t, 256> classes = make_classes();
 
+constexpr std::array<bool, 256> make_ident_chars() {
+  std::array<bool, 256> c{};
+  for (int i = 0; i < 256; ++i) c[i] = classes[i] == ident || classes[i] == digit;
+  return c;
+}
+constexpr std::array<bool, 256> ident_chars = make_ident_chars();
+
 inline std::uint8_t cls(char c) noexcept {
   return classes[static_cast<unsigned char>(c)];
 }
 inline bool ident_char(char c) noexcept {
-  const auto k = cls(c);
-  return k == ident || k == digit;
+  return ident_chars[static_cast<unsigned char>(c)];
 }
 
 bool is_string_prefix(std::string_view p) noexcept {
@@ -84,11 +90,13 @@ token lexer::fail(std::string message, std::size_t begin, std::int64_t line, std
 
 void lexer::skip_blanks() {
   const std::size_t n = text_.size();
+  const char* const s = text_.data();
   while (pos_ < n) {
-    const char c = text_[pos_];
+    const char c = s[pos_];
     const auto k = cls(c);
     if (k == blank) {
       ++pos_;
+      while (pos_ < n && s[pos_] == ' ') ++pos_;  // indentation
     } else if (k == newline) {
       if (in_directive_) return;  // the caller emits directive_end
       ++pos_;
@@ -106,7 +114,9 @@ void lexer::skip_blanks() {
 }
 
 std::size_t lexer::identifier_end(std::size_t pos) const noexcept {
-  while (pos < text_.size() && ident_char(text_[pos])) ++pos;
+  const char* const s = text_.data();
+  const std::size_t n = text_.size();
+  while (pos < n && ident_char(s[pos])) ++pos;
   return pos;
 }
 
@@ -371,20 +381,26 @@ token lexer::next() {
     return lex_number(begin, line, column);
   }
   if (c == '"' || c == '\'') return lex_quoted(begin, begin, line, column);
-  // Punctuation we need to see as one token.
-  if (begin + 3 <= n) {
-    const std::string_view three = text_.substr(begin, 3);
-    if (three == "<<<" || three == ">>>") {
-      pos_ = begin + 3;
-      return make(token_kind::punct, begin, begin + 3, line, column);
-    }
+  // Punctuation we need to see as one token: <<< >>> :: -> ##.
+  std::size_t len = 1;
+  switch (c) {
+    case '<':
+    case '>':
+      if (begin + 3 <= n && text_[begin + 1] == c && text_[begin + 2] == c) len = 3;
+      break;
+    case ':':
+    case '#':
+      if (begin + 2 <= n && text_[begin + 1] == c) len = 2;
+      break;
+    case '-':
+      if (begin + 2 <= n && text_[begin + 1] == '>') len = 2;
+      break;
+    default:
+      break;
   }
-  if (begin + 2 <= n) {
-    const std::string_view two = text_.substr(begin, 2);
-    if (two == "::" || two == "->" || two == "##") {
-      pos_ = begin + 2;
-      return make(token_kind::punct, begin, begin + 2, line, column);
-    }
+  if (len > 1) {
+    pos_ = begin + len;
+    return make(token_kind::punct, begin, begin + len, line, column);
   }
   pos_ = begin + 1;
   return make(token_kind::punct, begin, begin + 1, line, column);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -23,6 +25,31 @@ TEST(Mapping, EveryRowIsFoundByItsName) {
   }
   EXPECT_EQ(find_name("notACudaName"), nullptr);
   EXPECT_EQ(find_name(""), nullptr);
+}
+
+// The rename pass asks find_any_name instead of the three lookups: it must answer what they do,
+// for every name of the tables and for names that are in none (near misses included).
+TEST(Mapping, FindAnyNameAnswersWhatTheThreeLookupsAnswer) {
+  std::vector<std::string> names;
+  for (const auto& row : name_rows()) {
+    names.emplace_back(row.cuda);
+    names.push_back(std::string(row.cuda) + "x");
+    names.emplace_back(row.cuda.substr(0, row.cuda.size() - 1));
+    if (!row.hip.empty()) names.emplace_back(row.hip);
+  }
+  for (const auto& row : namespace_rows()) names.emplace_back(row.cuda);
+  for (const auto& row : unlisted_rows()) names.emplace_back(row.cuda);
+  for (const char* other : {"", "c", "cu", "x", "int", "__global__", "threadIdx", "cudaMallocc", "notACudaName"})
+    names.emplace_back(other);
+  std::size_t found = 0;
+  for (const auto& name : names) {
+    const name_lookup any = find_any_name(name);
+    ASSERT_EQ(any.row, find_name(name)) << name;
+    ASSERT_EQ(any.ns, find_namespace(name)) << name;
+    ASSERT_EQ(any.unlisted, find_unlisted(name)) << name;
+    found += any.row != nullptr || any.ns != nullptr || any.unlisted != nullptr;
+  }
+  EXPECT_GE(found, name_rows().size() + namespace_rows().size() + unlisted_rows().size());
 }
 
 TEST(Mapping, KnownRows) {

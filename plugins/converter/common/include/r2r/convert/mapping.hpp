@@ -119,6 +119,15 @@ const library_row* find_cmake_target(std::string_view cuda_cmake_target) noexcep
 const namespace_row* find_namespace(std::string_view cuda_namespace) noexcept;
 const unlisted_row* find_unlisted(std::string_view cuda_name) noexcept;
 
+/// What find_name, find_namespace and find_unlisted answer for one name, from one hash probe (the
+/// rename pass asks all three of every identifier). A member is null where that lookup is.
+struct name_lookup {
+  const name_row* row = nullptr;
+  const namespace_row* ns = nullptr;
+  const unlisted_row* unlisted = nullptr;
+};
+name_lookup find_any_name(std::string_view name) noexcept;
+
 /// True when `hip_name` is the HIP side of some row (used to prove idempotence in tests).
 bool is_hip_name(std::string_view hip_name) noexcept;
 
