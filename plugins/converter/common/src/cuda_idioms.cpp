@@ -111,6 +111,33 @@ constexpr std::array<std::string_view, 16> bf16_same_name{
     "__high2bfloat16",      "__halves2bfloat162",   "__low2float",           "__high2float",
     "__bfloat16_as_ushort", "__ushort_as_bfloat16", "__bfloat16_as_short",   "__short_as_bfloat16"};
 
+/// First characters of every name run() acts on: the builtins (threadIdx, blockIdx, blockDim,
+/// gridDim, __global__, __shared__), the math classification calls (isfinite, signbit,
+/// fpclassify, ...), and the '_', 'n' and 'C' names of the tables above. Most identifiers start
+/// with none of them and need no comparison at all.
+constexpr std::array<bool, 256> make_first_chars() {
+  std::array<bool, 256> f{};
+  for (const char c : std::string_view("tbg_isfnC")) f[static_cast<unsigned char>(c)] = true;
+  return f;
+}
+constexpr std::array<bool, 256> first_chars = make_first_chars();
+static_assert([] {
+  const auto all_covered = [](std::string_view n) { return first_chars[static_cast<unsigned char>(n.front())]; };
+  for (const auto n : math_classification)
+    if (!all_covered(n)) return false;
+  for (const auto& c : idiom_calls)
+    if (!all_covered(c.cuda)) return false;
+  for (const auto& r : renames)
+    if (!all_covered(r.first)) return false;
+  for (const auto n : {"threadIdx", "blockIdx", "blockDim", "gridDim", "__global__", "__shared__", "__CUDA_ARCH__"})
+    if (!all_covered(n)) return false;
+  return true;
+}());
+
+bool may_matter(char first) {
+  return first_chars[static_cast<unsigned char>(first)];
+}
+
 const call_port* find_call(std::string_view name) {
   for (const auto& c : idiom_calls) {
     if (!c.cuda.empty() && c.cuda == name) return &c;
@@ -267,6 +294,7 @@ class idiom_porter {
       if (t.kind == token_kind::directive_end) directive.clear();
       if (t.kind != token_kind::identifier) continue;
       const std::string_view name = text_of(t);
+      if (!may_matter(name.front())) continue;
       if (name == "threadIdx" || name == "blockIdx" || name == "blockDim" || name == "__global__" ||
           name == "__shared__" || name == "gridDim") {
         uses_builtins_ = true;
