@@ -55,25 +55,6 @@ bool is_header_name(std::string_view with, char open) noexcept {
 
 }  // namespace
 
-// flatten: the vector's push_back is inlined (about 30 instructions a token otherwise). The
-// reservation covers a token every 3 bytes, so the vector rarely grows; untouched capacity is
-// address space only.
-[[gnu::flatten]] code_tokens lex_code(std::string_view text) {
-  code_tokens out;
-  out.tokens.reserve(text.size() / 3 + 16);
-  lexer lx(text);
-  for (token t = lx.next(); t.kind != token_kind::end_of_file; t = lx.next()) {
-    if (t.kind == token_kind::error) {
-      out.failed = true;
-      out.error = t;
-      out.error_message = lx.error_message();
-      break;
-    }
-    if (t.kind != token_kind::comment) out.tokens.push_back(t);
-  }
-  return out;
-}
-
 bool splice_tokens(std::string_view in_text, const std::vector<token>& in, std::string_view out_text,
                    const std::vector<token_edit>& edits, std::vector<token>& out) {
   out.clear();

@@ -73,6 +73,7 @@ class lexer {
   token lex_quoted(std::size_t begin, std::size_t quote, std::int64_t line, std::int64_t column);
   token lex_raw(std::size_t begin, std::size_t quote, std::int64_t line, std::int64_t column);
   token lex_number(std::size_t begin, std::int64_t line, std::int64_t column);
+  token lex_identifier(std::size_t begin, std::int64_t line, std::int64_t column);
   token lex_to_directive_end(token_kind kind, std::size_t begin, std::int64_t line, std::int64_t column);
   token fail(std::string message, std::size_t begin, std::int64_t line, std::int64_t column);
   void on_directive_name(std::string_view name);
