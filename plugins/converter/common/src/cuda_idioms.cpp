@@ -11,6 +11,7 @@
 #include <array>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 namespace r2r::plugins::converter {
 namespace {
@@ -138,11 +139,50 @@ bool may_matter(char first) {
   return first_chars[static_cast<unsigned char>(first)];
 }
 
-const call_port* find_call(std::string_view name) {
-  for (const auto& c : idiom_calls) {
-    if (!c.cuda.empty() && c.cuda == name) return &c;
+/// What run() does with a name that passed its first-character test: __CUDA_ARCH__, a rename or a
+/// call port (the three lists share no name: add() refuses a name listed twice). One probe
+/// of a small open-addressing table replaces the scans of both lists.
+struct special {
+  std::string_view name;
+  bool cuda_arch = false;
+  const std::pair<std::string_view, std::string_view>* rename = nullptr;
+  const call_port* call = nullptr;
+};
+
+class special_names {
+ public:
+  special_names() {
+    add({"__CUDA_ARCH__", true, nullptr, nullptr});
+    for (const auto& r : renames) add({r.first, false, &r, nullptr});
+    for (const auto& c : idiom_calls) add({c.cuda, false, nullptr, &c});
   }
-  return nullptr;
+  const special* find(std::string_view name) const noexcept {
+    for (std::size_t slot = hash(name);; slot = (slot + 1) % slots_.size()) {
+      const special& s = slots_[slot];
+      if (s.name.empty()) return nullptr;
+      if (s.name == name) return &s;
+    }
+  }
+
+ private:
+  static std::size_t hash(std::string_view n) noexcept {
+    const auto at = [n](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(n[i])); };
+    return (n.size() * 31 + at(n.size() / 2) * 7 + at(n.size() - 1) * 13 + at(n.size() > 2 ? 2 : 0)) % 128;
+  }
+  void add(const special& s) {
+    std::size_t slot = hash(s.name);
+    while (!slots_[slot].name.empty()) {
+      if (slots_[slot].name == s.name) throw std::logic_error("idiom tables list a name twice");
+      slot = (slot + 1) % slots_.size();
+    }
+    slots_[slot] = s;
+  }
+  std::array<special, 128> slots_{};  // 38 names: mostly one probe
+};
+
+const special* find_special(std::string_view name) {
+  static const special_names table;
+  return table.find(name);
 }
 
 std::string_view trim(std::string_view s) {
@@ -268,6 +308,7 @@ class idiom_porter {
         return std::move(out_);
       }
       tokens_ = std::move(shared_->tokens);
+      out_.text.reserve(text_.size() + text_.size() / 16 + 64);
     } else {
       lexer lx(text_);
       tokens_.reserve(text_.size() / 4);
@@ -316,19 +357,20 @@ class idiom_porter {
       // Every name below starts with '_' (intrinsics, guards), 'n' (NVTX, nv_bfloat16) or 'C'
       // (CUDA_RUNTIME_API_H): a cheap test that spares most identifiers the table searches.
       if (name.front() != '_' && name.front() != 'n' && name.front() != 'C') continue;
-      if (name == "__CUDA_ARCH__") {
+      const special* sp = find_special(name);
+      if (sp == nullptr) continue;
+      if (sp->cuda_arch) {
         on_cuda_arch(i, directive);
         continue;
       }
-      if (const auto r = std::find_if(renames.begin(), renames.end(), [&](const auto& p) { return p.first == name; });
-          r != renames.end()) {
+      if (const auto* r = sp->rename) {
         // Guard names are only rewritten where they are probed, in directives.
         if (r->second.substr(0, 4) == "HIP_" && directive.empty()) continue;
         edit(i, i, r->second);
         ported(t, name, std::string(name) + " -> " + std::string(r->second));
         continue;
       }
-      if (const call_port* c = find_call(name)) i = on_call(i, *c);
+      if (const call_port* c = sp->call) i = on_call(i, *c);
     }
     out_.text.append(text_.substr(copied_));
     if (shared_ != nullptr) hand_on_tokens();

@@ -62,6 +62,14 @@ std::int64_t count_newlines(std::string_view text) noexcept {
   return n;
 }
 
+/// looks_like_cuda_name's first test, inline (most identifiers fail it): a name it can accept has
+/// three characters or more and starts with c, n, C, N or _.
+bool may_look_like_cuda(std::string_view name) noexcept {
+  if (name.size() < 3) return false;
+  const char f = name.front();
+  return f == 'c' || f == 'n' || f == 'C' || f == 'N' || f == '_';
+}
+
 /// The rename pass. LIFETIME: borrows `text`, `options` and `tokens` (lex_code(text)) until run() returns.
 class source_converter {
  public:
@@ -205,7 +213,7 @@ class source_converter {
         return;
       }
     }
-    if (options_.report_unknown_names && looks_like_cuda_name(name) &&
+    if (options_.report_unknown_names && may_look_like_cuda(name) && looks_like_cuda_name(name) &&
         options_.project_names.find(name) == options_.project_names.end()) {
       // Reported at the end of the file, unless the file #defines the name itself.
       auto [it, first] = unknown_counts_.emplace(std::string(name), 0);
