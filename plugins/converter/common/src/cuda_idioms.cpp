@@ -387,7 +387,8 @@ class idiom_porter {
   }
 
  private:
-  std::string_view text_of(const token& t) const { return text_.substr(t.begin, t.end - t.begin); }
+  /// Tokens lie inside text_ (they are its lexer's), so no bounds check is needed.
+  std::string_view text_of(const token& t) const noexcept { return {text_.data() + t.begin, t.end - t.begin}; }
 
   /// `#define NAME value` (object-like) at tokens_[k]: remembered so a mask spelled as a macro resolves.
   void record_macro(std::size_t k) {

@@ -127,7 +127,8 @@ class source_converter {
   }
 
  private:
-  std::string_view text_of(const token& t) const noexcept { return text_.substr(t.begin, t.end - t.begin); }
+  /// Tokens lie inside text_ (lex_code), so no bounds check is needed.
+  std::string_view text_of(const token& t) const noexcept { return {text_.data() + t.begin, t.end - t.begin}; }
 
   void replace(const token& t, std::string_view with) {
     out_.text.append(text_.data() + copied_, t.begin - copied_);
@@ -400,6 +401,7 @@ class source_converter {
   }
 
   void on_punct(const token& t) {
+    if (t.end - t.begin != 3) return;  // most punctuation is one character
     const std::string_view p = text_of(t);
     if (p == "<<<") {
       ++launches_;
