@@ -7,6 +7,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <functional>
 #include <string_view>
 
@@ -16,6 +18,25 @@ inline bool contains(std::string_view text, std::string_view needle) {
   if (needle.empty()) return true;
   const std::boyer_moore_horspool_searcher search(needle.begin(), needle.end());
   return std::search(text.begin(), text.end(), search) != text.end();
+}
+
+/// contains(text, needle) for a short needle with one rare byte, needle[rare] (the 'v' of "nvcuda",
+/// the '.' of "mma.h"): memchr jumps from one such byte to the next, and only there is the needle
+/// compared. string_view::find stops at every occurrence of the needle's first byte instead.
+inline bool contains_at_rare(std::string_view text, std::string_view needle, std::size_t rare) {
+  if (needle.empty()) return true;
+  if (rare >= needle.size() || text.size() < needle.size()) return false;
+  const char* const base = text.data();
+  std::size_t from = rare;                                      // the rare byte of a match at position 0
+  const std::size_t last = text.size() - needle.size() + rare;  // ... of a match at the last position
+  while (from <= last) {
+    const void* hit = std::memchr(base + from, needle[rare], last + 1 - from);
+    if (hit == nullptr) return false;
+    const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
+    if (std::memcmp(base + at - rare, needle.data(), needle.size()) == 0) return true;
+    from = at + 1;
+  }
+  return false;
 }
 
 }  // namespace r2r::plugins::converter

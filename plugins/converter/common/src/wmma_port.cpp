@@ -2,6 +2,8 @@
 // port_wmma: one lexer pass collects the file's integer constants and every fragment<...>; the
 // port is all or nothing per file, so a file never mixes nvcuda::wmma and rocwmma fragments.
 #include <r2r/convert/lexer.hpp>
+#include "text_search.hpp"
+
 #include <r2r/convert/wmma_port.hpp>
 
 #include <algorithm>
@@ -41,7 +43,7 @@ class wmma_porter {
 
   idiom_port run() {
     out_.text = std::string(text_);
-    if (text_.find("nvcuda") == std::string_view::npos && text_.find("mma.h") == std::string_view::npos) {
+    if (!contains_at_rare(text_, "nvcuda", 1) && !contains_at_rare(text_, "mma.h", 3)) {
       return std::move(out_);
     }
     lexer lx(text_);
