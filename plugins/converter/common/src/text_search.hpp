@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Substring tests for the pre-scans that let a pass skip a file naming none of its triggers.
 // string_view::find steps through every occurrence of the needle's first character (memchr then
-// compare), which is slow for needles starting with a common letter; Boyer-Moore-Horspool skips
-// up to the needle's length per step.
+// compare), which is slow for needles starting with a common letter. contains_at_rare, which the
+// passes use, jumps between occurrences of a byte the caller picks as rare in CUDA text;
+// contains (Boyer-Moore-Horspool) is the plain search its test compares it with.
 // THREADING: pure functions.
 #pragma once
 
@@ -20,9 +21,9 @@ inline bool contains(std::string_view text, std::string_view needle) {
   return std::search(text.begin(), text.end(), search) != text.end();
 }
 
-/// contains(text, needle) for a short needle with one rare byte, needle[rare] (the 'v' of "nvcuda",
-/// the '.' of "mma.h"): memchr jumps from one such byte to the next, and only there is the needle
-/// compared. string_view::find stops at every occurrence of the needle's first byte instead.
+/// contains(text, needle), given the index of a byte of the needle that is rare in the text (the
+/// 'v' of "nvcuda", the '.' of "mma.h"): memchr jumps from one such byte to the next, and only
+/// there is the needle compared.
 inline bool contains_at_rare(std::string_view text, std::string_view needle, std::size_t rare) {
   if (needle.empty()) return true;
   if (rare >= needle.size() || text.size() < needle.size()) return false;
