@@ -81,6 +81,14 @@ void not_verified(run_context& ctx, const std::string& why) {
 
 }  // namespace
 
+assets::hub_source hub_source_from_environment() {
+  assets::hub_source hub;
+  hub.endpoint = env_or("HF_ENDPOINT", "https://huggingface.co");
+  while (!hub.endpoint.empty() && hub.endpoint.back() == '/') hub.endpoint.pop_back();
+  hub.token = env_or("HF_TOKEN", env_or("HUGGING_FACE_HUB_TOKEN", ""));
+  return hub;
+}
+
 assets_step fetch_plan_assets(run_context& ctx) {
   assets_step out;
   std::vector<json> wanted;
@@ -99,10 +107,7 @@ assets_step fetch_plan_assets(run_context& ctx) {
     out.message = why;
     return out;
   }
-  assets::hub_source hub;
-  hub.endpoint = env_or("HF_ENDPOINT", "https://huggingface.co");
-  while (!hub.endpoint.empty() && hub.endpoint.back() == '/') hub.endpoint.pop_back();
-  hub.token = env_or("HF_TOKEN", env_or("HUGGING_FACE_HUB_TOKEN", ""));
+  const assets::hub_source hub = hub_source_from_environment();
   std::error_code ec;
   fs::create_directories(dir / "torch", ec);
   if (ec) {

@@ -13,6 +13,7 @@
 //   - an asset already in the cache with its recorded sha256 and size is not fetched again.
 #pragma once
 
+#include "asset_cache.hpp"
 #include "run_context.hpp"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,10 @@ struct assets_step {
   std::string message;                               // one line for the stage's message
   nlohmann::json results = nlohmann::json::array();  // per asset: kind, id, revision, status, files, bytes
 };
+
+/// The Hub endpoint (HF_ENDPOINT without trailing '/', else https://huggingface.co) and token
+/// (HF_TOKEN, else HUGGING_FACE_HUB_TOKEN) from repo2rocm's environment.
+assets::hub_source hub_source_from_environment();
 
 /// Fetches the plan's assets into RUN_DIR/assets (sets ctx.assets_dir when any is there).
 assets_step fetch_plan_assets(run_context& ctx);
