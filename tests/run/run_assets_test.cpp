@@ -194,11 +194,12 @@ class RunAssets : public ::testing::Test {
     if (!world().why.empty()) GTEST_SKIP() << world().why;
   }
   static r2r::test::process_result run(const fs::path& repo, const fs::path& dir, const std::string& env = "",
-                                       const std::string& extra = "", const fs::path& pipeline = {}) {
+                                       const std::string& extra = "", const fs::path& pipeline = {},
+                                       const std::string& mode = "1") {
     return run_process("HF_ENDPOINT='" + world().endpoint + "' " + env + " " +
                        r2r::test::run_command(world().tmp.path(),
-                                              "'" + repo.string() + "' --mode 1 --json --base-image " + image +
-                                                  " --pipeline '" +
+                                              "'" + repo.string() + "' --mode " + mode + " --json --base-image " +
+                                                  image + " --pipeline '" +
                                                   (pipeline.empty() ? world().pipeline : pipeline).string() +
                                                   "' --run-dir '" + dir.string() + "'" + extra,
                                               world().dockerd->socket()) +
@@ -351,6 +352,15 @@ TEST_F(RunAssets, UnderTheNetworkPolicyNoneNothingIsFetchedAndTheRunIsNotVerifie
   EXPECT_THAT(events.back()["message"].get<std::string>(), HasSubstr("network policy is `none`"));
   EXPECT_EQ(world().resolves(), before);
   EXPECT_FALSE(fs::exists(dir / "assets"));
+}
+
+TEST_F(RunAssets, ModeZerosReadmeStepsReadTheFetchedModelOffline) {
+  const fs::path repo = world().repo("mode0", "r2r-org/tiny-model");
+  const fs::path dir = world().tmp.path() / "mode0-run";
+  const auto r = run(repo, dir, "", "", {}, "0");
+  EXPECT_EQ(r.exit_code, 4) << r.out;  // the README ran, with no ROCm device to say anything about
+  EXPECT_EQ(finished(r.out)["execute"]["message"], "mode 0: all 1 steps ran") << r.out;
+  EXPECT_THAT(read_text(dir / "mode0/commands.log"), HasSubstr("hidden_size 64"));
 }
 
 }  // namespace
