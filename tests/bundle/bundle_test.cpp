@@ -143,6 +143,38 @@ TEST_F(Bundle, EveryMarkedInstallIsAStepInOrderWithItsIndexAsBuildArguments) {
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
+// A recorded trajectory where the executor ran the plan's own install step (twice: once more after
+// a rollback, with its spacing changed) and one install of its own twice: the Dockerfile runs each
+// once, the plan's step where the plan puts it; an install that differs is still a step.
+TEST_F(Bundle, AnInstallTheExecutorRepeatedIsOneStepOfTheDockerfile) {
+  auto marked = [](int turn, const std::string& command) {
+    auto rec = nlohmann::json::parse(r2r::test::trajectory_line(turn, "run", command, "allow", 0));
+    rec["install"] = {{"command", command}, {"index", nlohmann::json::object()}};
+    return rec.dump() + "\n";
+  };
+  {
+    std::ofstream t(inputs_.trajectory, std::ios::app);
+    t << marked(20, "echo plan-step >> /tmp/r2r-steps.log") << marked(21, "pip install own-pkg")
+      << marked(22, "echo  plan-step  >>  /tmp/r2r-steps.log ") << marked(23, "pip install own-pkg")
+      << marked(24, "pip install own-pkg==2");
+  }
+  const fs::path out = tmp_.path() / "repeated";
+  auto written = r2r::report::write_bundle(inputs_, out);
+  ASSERT_TRUE(written) << written.error().to_string();
+  const auto d = slurp(out / "Dockerfile");
+  auto count = [&d](const std::string& needle) {
+    int n = 0;
+    for (auto pos = d.find(needle); pos != std::string::npos; pos = d.find(needle, pos + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("plan-step"), 1) << d;
+  EXPECT_EQ(count("RUN pip install own-pkg\n"), 1) << d;
+  EXPECT_EQ(count("RUN pip install own-pkg==2\n"), 1) << d;
+  EXPECT_LT(d.find("# deps: fixture"), d.find("RUN pip install own-pkg\n"));
+  const auto checked = verify(out);
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+}
+
 TEST_F(Bundle, CommandsLogHasHostAndSandboxSidesWithSecretsRedacted) {
   inputs_.host_commands.push_back({"R2R_GIT_TOKEN=ghp_s3cr3t git clone https://bob:hunter2@example.org/r.git", 0, 2});
   ASSERT_TRUE(r2r::report::write_bundle(inputs_, bundle_));

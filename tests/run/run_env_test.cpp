@@ -143,8 +143,12 @@ struct env_world {
     pipeline = tmp.path() / "pipeline.json";
     std::ofstream(pipeline) << p.dump(2);
   }
+  // The network goes before the engine: dockerd leaves a user network's bridge on the host when it
+  // stops, and leaked bridges use up the address pools the next engine allocates from.
   ~env_world() {
-    if (dockerd && dockerd->ready()) (void)dockerd->docker("rm -f r2r-index");
+    if (!dockerd || !dockerd->ready()) return;
+    (void)dockerd->docker("rm -f r2r-index");
+    (void)dockerd->docker(std::string("network rm ") + network);
   }
 };
 

@@ -148,4 +148,23 @@ TEST(GpuTopology, SandboxDoctorReportsTheGpusFound) {
   EXPECT_FALSE(j["can"].empty() && j["cannot"].empty());
 }
 
+TEST(GpuTopology, SandboxDoctorNamesTheAssetEndpointWithoutItsSecrets) {
+  const std::string base =
+      "DOCKER_HOST=unix:///nonexistent/d.sock CONTAINER_HOST=unix:///nonexistent/p.sock " +
+      std::string(R2R_TEST_BIN_DIR_FOR_GPU "/repo2rocm --plugin-path " R2R_TEST_PLUGIN_DIR_FOR_GPU " sandbox doctor");
+  const auto r = r2r::test::run_process(
+      "HF_ENDPOINT=http://mirror-user:mirror-pass@mirror.example:8080/ HF_TOKEN=hf_doctorSecret123 " + base +
+      " --json");
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["assets"]["endpoint"], "http://***@mirror.example:8080") << r.out;
+  EXPECT_EQ(j["assets"]["token"], true);
+  EXPECT_EQ(j["assets"]["mount"], "/opt/r2r-assets");
+  const auto text = r2r::test::run_process("env -u HF_ENDPOINT -u HF_TOKEN -u HUGGING_FACE_HUB_TOKEN " + base);
+  EXPECT_THAT(text.out, HasSubstr("assets: fetched by repo2rocm from https://huggingface.co (HF_ENDPOINT; token not "
+                                  "set), mounted read-only at /opt/r2r-assets"));
+  for (const auto* out : {&r.out, &r.err})
+    for (const char* secret : {"hf_doctorSecret123", "mirror-pass", "mirror-user"})
+      EXPECT_EQ(out->find(secret), std::string::npos) << secret;
+}
+
 }  // namespace

@@ -37,6 +37,10 @@ int run_sandbox_doctor(const cli_context& ctx) {
         out << "not available: " << e.value("problem", "") << "\n";
       }
     }
+    const auto& a = j["assets"];
+    out << "assets: fetched by repo2rocm from " << a["endpoint"].get<std::string>() << " (HF_ENDPOINT; token "
+        << (a["token"].get<bool>() ? "set" : "not set") << "), mounted read-only at " << a["mount"].get<std::string>()
+        << " with the hub offline\n";
     out << "gpus: " << j["gpu_summary"].get<std::string>() << "\n";
     for (const auto& line : j["can"]) out << "can:    " << line.get<std::string>() << "\n";
     for (const auto& line : j["cannot"]) out << "cannot: " << line.get<std::string>() << "\n";

@@ -69,6 +69,8 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
   static const std::regex model_kwarg(
       R"re(\bmodel(?:_name|_id|_name_or_path)?\s*=\s*["']([A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)["'])re");
   static const std::regex hf_dataset(R"re(load_dataset\(\s*["']([A-Za-z0-9_.\-/]+)["'])re");
+  static const std::regex torch_hub(
+      R"re(torch\.hub\.load\(\s*(?:repo_or_dir\s*=\s*)?["']([A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+(?::[A-Za-z0-9_.\-/]+)?)["'])re");
   static const std::regex url_re(R"re(https?://[^\s"'<>)\]]+)re");
   static const std::regex required_arg(R"(add_argument\([^)]*required\s*=\s*True)");
   const auto lines = text::lines(content);
@@ -126,6 +128,11 @@ void scan_python(scan_state& s, const std::string& rel, std::string_view content
       std::match_results<std::string_view::const_iterator> m;
       if (std::regex_search(t.begin(), t.end(), m, model_kwarg))
         s.fp.assets.push_back({"hf_model", m[1].str(), std::string(t), rel, ln});
+    }
+    if (text::contains(t, "torch.hub.load(")) {
+      std::match_results<std::string_view::const_iterator> m;
+      if (std::regex_search(t.begin(), t.end(), m, torch_hub))
+        s.fp.assets.push_back({"torch_hub", m[1].str(), std::string(t), rel, ln});
     }
     if (text::contains(t, "load_dataset(")) {
       std::match_results<std::string_view::const_iterator> m;

@@ -5,6 +5,7 @@
 
 #include "fingerprint/text_util.hpp"
 #include "paper_target.hpp"
+#include "plan_assets.hpp"
 #include "workload_rank.hpp"
 
 #include <r2r/paper/metrics.hpp>
@@ -469,6 +470,7 @@ json build_plan(const plan_inputs& in, const knowledge& k) {
                              submodule ? "planned without the submodule's files" : "pinned by the content hash"));
   }
   plan["hazards"] = hazards;
+  plan["assets"] = detail::plan_assets(fp, in.tree);
   plan["env"] = json::object();
   if (!in.arch.empty()) {
     plan["env"] = {{"PYTORCH_ROCM_ARCH", in.arch},

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace r2r::report::detail {
@@ -57,6 +58,21 @@ nlohmann::json index_args(const nlohmann::json& index) {
   return args;
 }
 
+/// `command` with its blanks collapsed and trimmed: the same install, however it was spaced.
+std::string normalized(const std::string& command) {
+  std::string out;
+  for (char c : command) {
+    const bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (blank) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 std::string render_commands_log(const bundle_inputs& in) {
@@ -99,7 +115,17 @@ std::string render_bundle_dockerfile(const nlohmann::json& plan_in, const std::v
       steps[0]["args"] = std::move(args);
     break;
   }
+  // An install runs once in the image: the plan's own steps are already there (the executor runs
+  // them too), and an install the executor repeated with the same index (after a rollback, a
+  // retry) is the step it was the first time.
+  std::set<std::string> done;
+  for (const auto& s : plan.value("install_steps", nlohmann::json::array()))
+    if (s.is_object() && s.contains("command") && s["command"].is_string())
+      done.insert(normalized(s["command"].get<std::string>()));
+  std::set<std::pair<std::string, std::string>> repeated;
   for (const auto& i : installs) {
+    const std::string command = normalized(i.command);
+    if (done.count(command) > 0 || !repeated.insert({command, i.index.dump()}).second) continue;
     nlohmann::json step{
         {"id", "executor-turn-" + std::to_string(i.turn)},
         {"kind", "pip"},

@@ -281,6 +281,16 @@ run_ending engine::run() {
 run_ending engine::impl::decide(const std::vector<core::stage_report>& reports) const {
   for (const auto& r : reports) {
     if (r.ok) continue;
+    // A stage that found the reason the run cannot be verified (a gated or missing asset) said so
+    // as a verdict: the run ends not_verified, not as an error.
+    if (ctx.verdict && ctx.verdict->status == "not_verified") {
+      std::string message = ctx.verdict->message;
+      for (const auto& check : ctx.verdict->failed_checks) message += "\n  failed: " + check;
+      return {"not_verified",
+              code_not_verified,
+              message,
+              {{"stage", r.stage}, {"failed_checks", ctx.verdict->failed_checks}, {"report", ctx.verdict->details}}};
+    }
     const std::string what = r.status == "unavailable" ? "stage " + r.stage + " is " + r.output.message
                                                        : "stage " + r.stage + " failed: " + r.output.message;
     return {"error", r.usage ? code_usage : code_error, what, {{"stage", r.stage}, {"status", r.status}}};

@@ -63,6 +63,7 @@ struct run_context {
   core::gpu_discovery gpus;            // AMD GPUs of this host
   std::optional<core::gpu_pin> gpu;    // the GPU the sandbox is pinned to; empty: no ROCm device
   sandbox_handle sandbox;              // set by the environment stage
+  std::filesystem::path assets_dir;    // RUN_DIR/assets when the environment stage fetched the plan's assets
   nlohmann::json baseline;             // mode 0: the outcome of the README's steps
   std::optional<run_verdict> verdict;  // set by the verify stage (modes 1 and 2)
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "run_environment.hpp"
 
+#include "run_assets.hpp"
+
 #include <r2r/plugin_api.h>
 #include <r2r/planning/plan.hpp>
 
@@ -47,7 +49,7 @@ core::result<void> write_plan(const run_context& ctx) {
   return replace_file(ctx, "Dockerfile", dockerfile);
 }
 
-stage_result run_environment(run_context& ctx) {
+stage_result prepare_sandbox(run_context& ctx) {
   // The pipeline's sandbox stages are alternatives in file order: the first whose `info` answers.
   std::string tried;
   for (const auto& m : ctx.session->stages()) {
@@ -137,6 +139,17 @@ stage_result run_environment(run_context& ctx) {
   return r;
 }
 
+/// The sandbox and its image, then the plan's assets (run_assets.hpp).
+stage_result run_environment(run_context& ctx) {
+  stage_result r = prepare_sandbox(ctx);
+  if (r.status != "ok") return r;
+  const assets_step a = fetch_plan_assets(ctx);
+  if (!a.results.empty()) r.results["assets"] = a.results;
+  if (!a.ok) return failed(a.message);
+  if (!a.message.empty()) r.message += "; " + a.message;
+  return r;
+}
+
 }  // namespace
 
 json sandbox_create_request(const run_context& ctx) {
@@ -156,6 +169,7 @@ json sandbox_create_request(const run_context& ctx) {
                           {"visible_devices", ctx.gpu->env.at("HIP_VISIBLE_DEVICES")}};
   }
   if (!env.empty()) request["env"] = env;
+  add_asset_mount(ctx, request);
   return request;
 }
 

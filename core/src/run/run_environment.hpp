@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The environment stage of `repo2rocm run`: chooses the sandbox and builds the plan's image in it.
+// The environment stage of `repo2rocm run`: chooses the sandbox, builds the plan's image in it and
+// fetches the plan's assets (run_assets.hpp).
 //
 // Sandbox: the pipeline's `sandbox` stages are alternatives in file order; the first whose `info`
 // answers is the run's sandbox (configs/pipelines/run.json: r2r.sandbox.docker, whose socket
@@ -19,8 +20,8 @@ namespace r2r::run {
 
 stage_step environment_step();
 
-/// The sandbox create request of this run: the built image, the workspace, no network, limits,
-/// the pinned GPU when there is one, and the plan's environment.
+/// The sandbox create request of this run: the built image, the workspace, limits, the pinned GPU
+/// when there is one, the plan's environment, and the asset cache read-only with the hub offline.
 nlohmann::json sandbox_create_request(const run_context& ctx);
 
 }  // namespace r2r::run

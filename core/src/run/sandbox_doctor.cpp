@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox_doctor.hpp"
 
+#include "run_assets.hpp"
+
 #include <r2r/core/gpu_topology.hpp>
 #include <r2r/core/plugin_instance.hpp>
+#include <r2r/paper/fetch.hpp>
 
 #include <cstdlib>
 
@@ -104,6 +107,12 @@ nlohmann::json sandbox_doctor(const core::plugin_registry& registry) {
     }
     j["engines"].push_back(e);
   }
+  // docs/run.md, "Assets": fetched by repo2rocm on the host, never from a sandbox.
+  const auto hub = hub_source_from_environment();
+  j["assets"] = {{"endpoint", paper::redact_url(hub.endpoint)},
+                 {"token", !hub.token.empty()},
+                 {"mount", assets_mount},
+                 {"fetched_by", "repo2rocm on the host (libcurl, the Hub HTTP API), not from a sandbox"}};
   for (const auto& g : gpus.gpus) {
     j["gpus"].push_back({{"index", g.index},
                          {"node", g.node},

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace r2r::plugins::sandbox {
 
@@ -18,6 +19,11 @@ struct prepared_workspace {
 /// when none was requested, a new directory `workspace-<id>` under state_dir owned by the sandbox.
 prepared_workspace prepare_workspace(const std::string& requested, const std::filesystem::path& state_dir,
                                      const std::string& id);
+
+/// Checks the request's read-only mounts (sdk::sandbox::ro_mount's rules) and returns them with
+/// each source made canonical. Throws sdk::invalid_argument naming the mount and what is wrong.
+std::vector<sdk::sandbox::ro_mount> check_mounts(const std::vector<sdk::sandbox::ro_mount>& mounts,
+                                                 const std::string& sandbox_workspace);
 
 /// Throws sdk::unavailable naming the first device of `gpu` (/dev/kfd, the render node) not on this host.
 void require_gpu_devices(const sdk::sandbox::gpu& gpu);

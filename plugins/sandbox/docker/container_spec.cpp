@@ -50,8 +50,11 @@ nlohmann::json container_spec(const sdk::sandbox::create_request& plan, const sp
   // "install" sandbox is created on the network and detached before it starts (docker_sandbox).
   const bool networked = in.network_policy != "none";
   const auto memory = in.limits.memory_bytes;
+  // The workspace is the only writable bind; the plan's mounts (checked by check_mounts) are read-only.
+  nlohmann::json binds = nlohmann::json::array({in.host_workspace + ":" + in.sandbox_workspace + ":rw"});
+  for (const auto& m : plan.mounts) binds.push_back(m.source + ":" + m.target + ":ro");
   nlohmann::json host{
-      {"Binds", {in.host_workspace + ":" + in.sandbox_workspace + ":rw"}},
+      {"Binds", binds},
       {"NetworkMode", networked ? in.network_mode_when_needed : "none"},
       {"Memory", memory},
       {"MemorySwap", memory},  // equal to Memory: no swap beyond the limit, so OOM is an OOM

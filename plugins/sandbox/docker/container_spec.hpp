@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Turns a sandbox plan (create request plus the plugin's defaults) into the body of
 // POST /containers/create. Pure function, unit-tested without an engine. What it guarantees:
-// never privileged; the workspace is the only bind mount; network "none" under the "none" policy,
+// never privileged; the workspace is the only writable bind mount (the plan's `mounts`, checked at
+// create, are bound read-only); network "none" under the "none" policy,
 // else the configured network (under "install" the caller detaches it before the container starts
 // and attaches it for install execs only);
 // memory (no extra swap), CPU and PID limits always set; a GPU is passed as /dev/kfd plus that

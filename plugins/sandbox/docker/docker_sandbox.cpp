@@ -273,8 +273,9 @@ sb::create_response docker_sandbox::create(const sb::create_request& request) {
   record.network = plugins::sandbox::effective_policy(request.network, cfg_.network);
   record.image = image;
   record.name = "r2r-" + owner_ + "-" + id;
-  // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
+  // Devices and mounts first: a bad request must not leave a freshly created workspace behind.
   if (request.gpu) plugins::sandbox::require_gpu_devices(*request.gpu);
+  record.plan.mounts = plugins::sandbox::check_mounts(request.mounts, cfg_.sandbox_workspace);
   const auto workspace = plugins::sandbox::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;

@@ -16,6 +16,8 @@ std::vector<std::string> bwrap_args(const sdk::sandbox::create_request& plan, co
   // the sandbox's own directory there keeps them for the next command, as a container would.
   if (!in.host_opt.empty()) a.insert(a.end(), {"--bind", in.host_opt, "/opt"});
   a.insert(a.end(), {"--bind", in.host_workspace, in.sandbox_workspace});
+  // After /opt, so a mount beneath it (/opt/r2r-assets) is not hidden by the sandbox's own /opt.
+  for (const auto& m : plan.mounts) a.insert(a.end(), {"--ro-bind", m.source, m.target});
   if (plan.gpu) {
     const auto& g = *plan.gpu;
     const std::string inside = "/dev/dri/renderD" + std::to_string(g.render_minor);

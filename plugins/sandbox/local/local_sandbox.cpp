@@ -113,8 +113,9 @@ sb::create_response local_sandbox::create(const sb::create_request& request) {
   sandbox_record record;
   record.plan = request;
   record.network = plugins::sandbox::effective_policy(request.network, cfg_.network);
-  // Devices first: an unavailable GPU must not leave a freshly created workspace behind.
+  // Devices and mounts first: a bad request must not leave a freshly created workspace behind.
   if (request.gpu) plugins::sandbox::require_gpu_devices(*request.gpu);
+  record.plan.mounts = plugins::sandbox::check_mounts(request.mounts, cfg_.sandbox_workspace);
   const auto workspace = plugins::sandbox::prepare_workspace(request.workspace, state_dir(), id);
   record.workspace = workspace.path;
   record.own_workspace = workspace.owned;

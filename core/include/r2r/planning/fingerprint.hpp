@@ -112,7 +112,7 @@ struct fingerprint {
   std::vector<finding> hazards;             // python and device-code hazards
   std::vector<finding> dockerfiles;         // kind "cuda_base" for FROM nvidia/cuda..., else "base"
   std::vector<entry_point> entry_points;
-  std::vector<finding> assets;        // download_url, hf_model, hf_dataset, gdrive
+  std::vector<finding> assets;        // download_url, hf_model, hf_dataset, gdrive, torch_hub
   std::vector<metric_claim> metrics;  // README metric claims (all of them; the plan decides)
   python_requirement python;
   std::vector<std::string> imports;           // third-party top-level imports (stdlib and local modules removed)

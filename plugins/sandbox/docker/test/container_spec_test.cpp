@@ -93,4 +93,13 @@ TEST(ContainerSpec, RejectsUnknownSeccompAndIpc) {
   EXPECT_THROW(container_spec(plan, inputs()), r2r::sdk::invalid_argument);
 }
 
+TEST(ContainerSpec, MountsAreBoundReadOnlyBesideTheOneWritableWorkspace) {
+  sb::create_request plan;
+  plan.mounts = {{"/srv/run/assets", "/opt/r2r-assets"}};
+  const auto binds = container_spec(plan, inputs())["HostConfig"]["Binds"];
+  ASSERT_EQ(binds.size(), 2u);
+  EXPECT_EQ(binds[0], "/srv/ws:/workspace:rw");
+  EXPECT_EQ(binds[1], "/srv/run/assets:/opt/r2r-assets:ro");
+}
+
 }  // namespace

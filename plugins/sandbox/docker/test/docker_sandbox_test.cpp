@@ -88,6 +88,30 @@ TEST_P(DockerSandbox, InfoNamesTheEngine) {
   EXPECT_EQ(info.endpoint, engine->socket());
 }
 
+// A read-only mount (the run's asset cache): readable inside, never writable, and a mount on the
+// workspace is refused before any container exists.
+TEST_P(DockerSandbox, AMountIsReadableButNeverWritable) {
+  const fs::path assets = engine->dir() / "assets";
+  fs::create_directories(assets / "hf");
+  std::ofstream(assets / "hf" / "config.json") << "{\"hidden_size\": 64}\n";
+  sb::create_request plan;
+  plan.mounts = {{assets.string(), "/opt/r2r-assets"}};
+  const auto id = make(plan);
+  EXPECT_EQ(run(id, "cat /opt/r2r-assets/hf/config.json").stdout_text, "{\"hidden_size\": 64}\n");
+  const auto write = run(id, "echo x > /opt/r2r-assets/hf/config.json || exit 9; echo y > /opt/r2r-assets/new");
+  EXPECT_EQ(write.exit_code, 9) << write.stdout_text << write.stderr_text;
+  EXPECT_NE(run(id, "touch /opt/r2r-assets/new").exit_code, 0);
+  EXPECT_FALSE(fs::exists(assets / "new"));
+  std::ifstream in(assets / "hf" / "config.json");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), "{\"hidden_size\": 64}\n");
+  // The workspace stays writable beside it.
+  EXPECT_EQ(run(id, "echo kept > /workspace/f").exit_code, 0);
+
+  sb::create_request over;
+  over.mounts = {{assets.string(), "/workspace/models"}};
+  EXPECT_THROW(make(over), r2r::sdk::invalid_argument);
+}
+
 TEST_P(DockerSandbox, ExitCodesAndSeparatedStreams) {
   const auto id = make();
   auto ok = run(id, "echo out; echo err >&2; echo out2");

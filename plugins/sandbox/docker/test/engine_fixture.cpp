@@ -56,7 +56,7 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& log, const std
 
 }  // namespace
 
-engine_fixture::engine_fixture(const std::string& kind) {
+engine_fixture::engine_fixture(const std::string& kind, const std::string& plain_http_registry) {
   char templ[] = "/tmp/r2r-engine-XXXXXX";
   if (mkdtemp(templ) == nullptr) {
     why_ = "cannot create a temporary directory";
@@ -64,7 +64,7 @@ engine_fixture::engine_fixture(const std::string& kind) {
   }
   dir_ = templ;
   socket_ = (dir_ / "engine.sock").string();
-  const bool started = kind == "podman" ? start_podman() : start_docker();
+  const bool started = kind == "podman" ? start_podman(plain_http_registry) : start_docker();
   ok_ = started && wait_ready() && import_busybox();
 }
 
@@ -77,7 +77,7 @@ bool engine_fixture::start_docker() {
   return pid_ > 0;
 }
 
-bool engine_fixture::start_podman() {
+bool engine_fixture::start_podman(const std::string& plain_http_registry) {
   if (!on_path("podman")) return why_ = "podman is not installed (scripts/bootstrap.sh installs podman)", false;
   // ENVIRONMENT.md: podman here needs cgroupfs, runc and explicit default ulimits.
   std::ofstream(dir_ / "containers.conf") << "[containers]\n"
@@ -86,11 +86,18 @@ bool engine_fixture::start_podman() {
                                              "events_logger = \"file\"\n";
   std::ofstream(dir_ / "storage.conf") << "[storage]\ndriver = \"overlay\"\nrunroot = \"" << (dir_ / "run").string()
                                        << "\"\ngraphroot = \"" << (dir_ / "root").string() << "\"\n";
+  // Its own registries.conf: no search registries, and the one plain-HTTP registry when asked.
+  std::ofstream registries(dir_ / "registries.conf");
+  registries << "unqualified-search-registries = []\n";
+  if (!plain_http_registry.empty())
+    registries << "[[registry]]\nlocation = \"" << plain_http_registry << "\"\ninsecure = true\n";
+  registries.close();
   pid_ = spawn({"podman", "--root", (dir_ / "root").string(), "--runroot", (dir_ / "run").string(), "--tmpdir",
                 (dir_ / "tmp").string(), "system", "service", "--time=0", "unix://" + socket_},
                dir_ / "engine.log",
                {"CONTAINERS_CONF=" + (dir_ / "containers.conf").string(),
-                "CONTAINERS_STORAGE_CONF=" + (dir_ / "storage.conf").string()});
+                "CONTAINERS_STORAGE_CONF=" + (dir_ / "storage.conf").string(),
+                "CONTAINERS_REGISTRIES_CONF=" + (dir_ / "registries.conf").string()});
   return pid_ > 0;
 }
 

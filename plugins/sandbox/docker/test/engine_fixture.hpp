@@ -14,7 +14,9 @@ namespace r2r::plugins::sandbox::docker::testing {
 class engine_fixture {
  public:
   /// kind: "docker" or "podman". On failure, ok() is false and why() says what is missing.
-  explicit engine_fixture(const std::string& kind);
+  /// `plain_http_registry` (podman only): a registry host:port podman may pull from over plain
+  /// HTTP (a registries.conf `insecure` entry; dockerd trusts 127.0.0.0/8 by itself).
+  explicit engine_fixture(const std::string& kind, const std::string& plain_http_registry = "");
   ~engine_fixture();
   engine_fixture(const engine_fixture&) = delete;
   engine_fixture& operator=(const engine_fixture&) = delete;
@@ -27,7 +29,7 @@ class engine_fixture {
 
  private:
   bool start_docker();
-  bool start_podman();
+  bool start_podman(const std::string& plain_http_registry);
   bool wait_ready();
   bool import_busybox();
 

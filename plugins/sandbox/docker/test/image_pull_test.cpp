@@ -54,7 +54,10 @@ struct registry_world {
   fs::path dir;
   std::unique_ptr<test_registry> registry;
   std::unique_ptr<engine_fixture> engine;
-  std::string digest;  // "sha256:…" the registry gave the pushed image
+  std::unique_ptr<engine_fixture> podman;  // with the registry as a plain-HTTP registry; null: none
+  std::unique_ptr<engine_fixture> strict;  // podman without that entry
+  std::string podman_why;                  // why there is no podman, when there is none
+  std::string digest;                      // "sha256:…" the registry gave the pushed image
 
   registry_world() {
     char templ[] = "/tmp/r2r-registry-XXXXXX";
@@ -74,6 +77,14 @@ struct registry_world {
       return;
     }
     why = push();
+    if (!why.empty()) return;
+    if (std::system("command -v podman >/dev/null 2>&1") != 0) {
+      podman_why = "podman is not installed (scripts/bootstrap.sh installs podman)";
+      return;
+    }
+    podman = std::make_unique<engine_fixture>("podman", test_registry::host);
+    strict = std::make_unique<engine_fixture>("podman");
+    if (!podman->ok() || !strict->ok()) podman_why = "podman cannot start here: " + podman->why() + strict->why();
   }
 
   // Tags the fixture's busybox as pushed_ref, pushes it, and removes both names from the engine.
@@ -101,6 +112,8 @@ struct registry_world {
   }
 
   ~registry_world() {
+    podman.reset();
+    strict.reset();
     engine.reset();
     registry.reset();
     std::error_code ec;
@@ -200,6 +213,52 @@ TEST_F(ImagePull, AnImageTheRegistryLacksFailsWithTheEnginesReason) {
     EXPECT_THAT(e.what(), HasSubstr("127.0.0.1:5000/r2r/absent:9"));
     EXPECT_THAT(e.what(), ::testing::AnyOf(HasSubstr("not found"), HasSubstr("unknown")));
   }
+}
+
+// Podman pulls from a plain-HTTP registry only when its registries.conf says that registry is
+// insecure (dockerd trusts 127.0.0.0/8 by itself): with the entry the pull works through the same
+// Engine API call and pins the registry's digest; without it the pull fails with podman's reason.
+class ImagePullPodman : public ImagePull {
+ protected:
+  void SetUp() override {
+    ImagePull::SetUp();
+    if (IsSkipped()) return;
+    if (!world().podman_why.empty()) GTEST_SKIP() << world().podman_why;
+  }
+};
+
+TEST_F(ImagePullPodman, PullsOverPlainHttpWithARegistriesConfEntryAndPinsTheDigest) {
+  config.socket = world().podman->socket();
+  config.state_dir = (world().podman->dir() / "state").string();
+  docker_sandbox sandbox(config, host.sdk_host());
+  auto ctx = host.context();
+  const auto pulled = sandbox.image_pull({{"image", pushed_ref}}, ctx);
+  EXPECT_TRUE(pulled["pulled"].get<bool>()) << pulled.dump();
+  EXPECT_EQ(pulled["digest"], "127.0.0.1:5000/r2r/busybox@" + world().digest);
+  sb::create_request plan;
+  plan.image = pushed_ref;
+  const auto created = sandbox.create(plan);
+  sb::exec_request run;
+  run.sandbox_id = created.sandbox_id;
+  run.command = "echo pulled-by-podman";
+  EXPECT_EQ(sandbox.exec(run, ctx).stdout_text, "pulled-by-podman\n");
+  EXPECT_EQ(created.image_digest, pulled["digest"]);
+}
+
+TEST_F(ImagePullPodman, WithoutTheEntryThePlainHttpPullFailsWithPodmansReason) {
+  config.socket = world().strict->socket();
+  config.state_dir = (world().strict->dir() / "state").string();
+  docker_sandbox sandbox(config, host.sdk_host());
+  auto ctx = host.context();
+  try {
+    const auto pulled = sandbox.image_pull({{"image", pushed_ref}}, ctx);
+    FAIL() << "podman pulled over plain HTTP without a registries.conf entry: " << pulled.dump();
+  } catch (const r2r::sdk::failed& e) {
+    EXPECT_THAT(e.what(), HasSubstr(pushed_ref));
+    EXPECT_THAT(e.what(), HasSubstr("HTTP")) << e.what();
+  }
+  docker_engine e(config.socket, "1.41", std::chrono::seconds(30));
+  EXPECT_FALSE(e.inspect_image(pushed_ref).has_value());
 }
 
 }  // namespace

@@ -59,4 +59,19 @@ TEST(BwrapArgs, NetworkAndGpuOnlyWhenPlanned) {
   EXPECT_NE(s.find("--dev-bind /dev/dri/renderD129 /dev/dri/renderD129"), std::string::npos);
 }
 
+TEST(BwrapArgs, MountsAreBoundReadOnlyAfterTheSandboxesOpt) {
+  bwrap_inputs in;
+  in.bwrap = "/usr/bin/bwrap";
+  in.host_workspace = "/srv/ws";
+  in.host_opt = "/srv/state/opt";
+  r2r::sdk::sandbox::create_request plan;
+  plan.mounts = {{"/srv/run/assets", "/opt/r2r-assets"}};
+  const auto s = joined(bwrap_args(plan, in, "true"));
+  const auto mount = s.find("--ro-bind /srv/run/assets /opt/r2r-assets");
+  ASSERT_NE(mount, std::string::npos) << s;
+  // Bound after /opt, or the sandbox's own /opt would hide it.
+  EXPECT_LT(s.find("--bind /srv/state/opt /opt"), mount);
+  EXPECT_EQ(s.find("--bind /srv/run/assets"), std::string::npos);
+}
+
 }  // namespace

@@ -98,6 +98,29 @@ TEST_F(LocalSandbox, ExitCodesStreamsAndWorkspace) {
   EXPECT_EQ(line, "kept");
 }
 
+// A read-only mount (the run's asset cache), beneath the sandbox's own /opt: readable inside,
+// never writable; a mount on the workspace is refused.
+TEST_F(LocalSandbox, AMountIsReadableButNeverWritable) {
+  fs::create_directories(dir / "assets" / "hf");
+  std::ofstream(dir / "assets" / "hf" / "config.json") << "{\"hidden_size\": 64}\n";
+  sb::create_request plan;
+  plan.workspace = (dir / "ws").string();
+  plan.mounts = {{(dir / "assets").string(), "/opt/r2r-assets"}};
+  id = sandbox->create(plan).sandbox_id;
+  EXPECT_EQ(run("cat /opt/r2r-assets/hf/config.json").stdout_text, "{\"hidden_size\": 64}\n");
+  EXPECT_NE(run("echo x > /opt/r2r-assets/hf/config.json").exit_code, 0);
+  EXPECT_NE(run("touch /opt/r2r-assets/new").exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "assets" / "new"));
+  std::ifstream in(dir / "assets" / "hf" / "config.json");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), "{\"hidden_size\": 64}\n");
+  EXPECT_EQ(run("mkdir -p /opt/r2r && echo kept > /opt/r2r/kept && echo kept > /workspace/f").exit_code, 0);
+
+  sb::create_request over;
+  over.workspace = (dir / "ws").string();
+  over.mounts = {{(dir / "assets").string(), "/workspace"}};
+  EXPECT_THROW(sandbox->create(over), r2r::sdk::invalid_argument);
+}
+
 TEST_F(LocalSandbox, DeniesTheNetwork) {
   // A listener on the host's loopback: reachable from the host, not from the sandbox.
   const int server = socket(AF_INET, SOCK_STREAM, 0);

@@ -61,6 +61,15 @@ inline std::string network_policy_of(const nlohmann::json& v) {
       501, "network must be \"none\", \"install\" or \"always\" (or the legacy true/false); found " + v.dump(), &v);
 }
 
+/// A host directory bound read-only into a sandbox (the run's asset cache). The plugin checks it
+/// at create (check_mounts): `source` an existing absolute host directory, `target` an absolute path
+/// that is not `/`, not the workspace nor beneath or above it, with no `..`, `:` or `,`.
+struct ro_mount {
+  std::string source;
+  std::string target;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ro_mount, source, target)
+
 struct create_request {
   std::string image;      // container image (engines with images); ignored by the local sandbox
   std::string workspace;  // host directory; empty: the plugin makes a private one
@@ -68,8 +77,9 @@ struct create_request {
   sandbox::limits limits;
   std::optional<sandbox::gpu> gpu;
   std::map<std::string, std::string> env;
-  std::string seccomp;  // "default" | "unconfined"; empty: plugin default
-  std::string ipc;      // "private" | "host"; empty: "private"
+  std::string seccomp;           // "default" | "unconfined"; empty: plugin default
+  std::string ipc;               // "private" | "host"; empty: "private"
+  std::vector<ro_mount> mounts;  // read-only binds besides the workspace, in order
 };
 inline void from_json(const nlohmann::json& j, create_request& r) {
   r.image = j.value("image", std::string());
@@ -80,6 +90,7 @@ inline void from_json(const nlohmann::json& j, create_request& r) {
   r.env = j.value("env", std::map<std::string, std::string>{});
   r.seccomp = j.value("seccomp", std::string());
   r.ipc = j.value("ipc", std::string());
+  r.mounts = j.value("mounts", std::vector<ro_mount>{});
 }
 inline void to_json(nlohmann::json& j, const create_request& r) {
   j = nlohmann::json{{"image", r.image}, {"workspace", r.workspace}, {"limits", r.limits}, {"env", r.env}};
@@ -87,6 +98,7 @@ inline void to_json(nlohmann::json& j, const create_request& r) {
   if (r.gpu) j["gpu"] = *r.gpu;
   if (!r.seccomp.empty()) j["seccomp"] = r.seccomp;
   if (!r.ipc.empty()) j["ipc"] = r.ipc;
+  if (!r.mounts.empty()) j["mounts"] = r.mounts;
 }
 
 struct create_response {
