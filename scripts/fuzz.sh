@@ -55,6 +55,7 @@ corpus="$work_dir/$target/corpus" crashes="$work_dir/$target/crashes"
 mkdir -p "$corpus" "$crashes"
 # Leaks count as failures; a UBSan report stops the run like an ASan one.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:intercept_tls_get_addr=0}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # -timeout: one input slower than this is a hang; -rss_limit_mb: a parser that blows up memory.
 status=0

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-scripts/build.sh default
+scripts/build.sh default r2r_product  # the CLI, plugins and tools; no tests
 bin=build/default/bin/repo2rocm
 echo
 echo "\$ repo2rocm plugins list"

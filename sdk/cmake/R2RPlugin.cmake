@@ -117,6 +117,9 @@ inline constexpr const char example_config[] = R"r2r_json(@R2R_EXAMPLE_CONFIG@)r
 ]=] @ONLY)
 
   add_library(${target} MODULE ${ARG_SOURCES})
+  # Every plugin made by this function, in the order made (the in-tree build's r2r_product target
+  # depends on all of them).
+  set_property(GLOBAL APPEND PROPERTY R2R_PLUGIN_TARGETS ${target})
   target_include_directories(${target} PRIVATE "${gen_dir}")
   target_link_libraries(${target} PRIVATE r2r::sdk)
   set(file_base "r2r-${ARG_KIND}-${name}")

@@ -3,12 +3,12 @@
 
 #include <r2r/sdk/error.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <iterator>
+#include <cerrno>
 #include <sstream>
 #include <thread>
 
@@ -17,9 +17,30 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The whole of a /proc file, or what was read before an error. A process can exit between the
+/// directory listing and the read, and the kernel then fails read() with ESRCH: that is an empty
+/// (or short) answer here, never an exception (std::ifstream's streambuf throws on it).
+std::string read_proc_file(const fs::path& path) {
+  std::string out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
 std::vector<std::string> command_line(const fs::path& proc_dir) {
-  std::ifstream in(proc_dir / "cmdline", std::ios::binary);
-  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string raw = read_proc_file(proc_dir / "cmdline");
   std::vector<std::string> args;
   std::string::size_type start = 0;
   while (start < raw.size()) {
@@ -33,8 +54,7 @@ std::vector<std::string> command_line(const fs::path& proc_dir) {
 
 /// 'Z' for a zombie, '\0' when the process is gone or unreadable.
 char process_state(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
   // The command name is in parentheses and may hold spaces or ')': the state follows the last ')'.
   const auto close = stat.rfind(')');
   if (close == std::string::npos || close + 2 >= stat.size()) return '\0';

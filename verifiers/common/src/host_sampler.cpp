@@ -47,7 +47,10 @@ host_process describe(const host_sampler_config& cfg, long long pid, object_memo
   host_process hp;
   hp.pid = pid;
   const fs::path dir = fs::path(cfg.proc_root) / std::to_string(pid);
-  for (const auto line : split_lines(slurp(dir / "status"))) {
+  // The text must outlive the views split_lines returns: a temporary in the range expression would
+  // be destroyed before the loop body runs.
+  const std::string status = slurp(dir / "status");
+  for (const auto line : split_lines(status)) {
     if (line.starts_with("NSpid:")) {
       for (const auto w : split_ws(line.substr(6)))
         if (const auto v = to_int(w)) hp.nspid.push_back(*v);
