@@ -6,10 +6,33 @@
 #   6.4: Debian sid, HIP 6.4.3 on clang 21, plus the ROCm library headers sid carries
 #   7.2: Debian sid + experimental, HIP 7.2.4 on clang 22, plus rocWMMA
 # Usage: scripts/toolchains/hip.sh [6.4|7.2] DIR        (as root; needs debootstrap and bubblewrap)
-# Idempotent: a DIR holding a finished rootfs (DIR/.r2r-toolchain) is left as it is. Building goes
+# Idempotent: a DIR holding a finished rootfs (DIR/.r2r-toolchain) is left as it is, except that
+# rocWMMA's internal/ headers are added when missing (add_rocwmma_headers below). Building goes
 # to DIR.partial first and is renamed into place only when complete, so an interrupted run never
 # leaves a DIR that looks finished. Environment: R2R_DEBIAN_MIRROR (default: the host's apt mirror).
 set -euo pipefail
+
+# shellcheck source=../lib/debian_mirror.sh
+source "$(dirname "$0")/../lib/debian_mirror.sh"
+# shellcheck source=../lib/rocwmma_headers.sh
+source "$(dirname "$0")/../lib/rocwmma_headers.sh"
+
+# add_rocwmma_headers ROOT: Debian's librocwmma-dev lacks rocWMMA's internal/ headers, so wmma ports
+# do not compile in the rootfs; this adds them from the verified source package of the same version
+# (scripts/lib/rocwmma_headers.sh). Runs on a finished rootfs too, so one built before this step (CI's
+# cached one) gets them on the next run; a rootfs that has them is left as it is. Never fatal.
+add_rocwmma_headers() {
+  local root="$1"
+  r2r_rocwmma_complete "$root" && return 0
+  if ((EUID != 0)) || ! command -v bwrap >/dev/null; then
+    echo "hip.sh: - rocWMMA internal headers: adding them needs root and bubblewrap" >&2
+    return 0
+  fi
+  local src_mirror
+  src_mirror="$(r2r_debian_mirror)"
+  [[ -n "$src_mirror" ]] && r2r_rocwmma_headers "$root" "$src_mirror"
+  return 0
+}
 
 version="${1:-}"
 dir="${2:-}"
@@ -20,6 +43,7 @@ if [[ "$version" != "6.4" && "$version" != "7.2" ]] || [[ -z "$dir" ]]; then
 fi
 if [[ -f "$dir/.r2r-toolchain" ]]; then
   echo "hip.sh: $dir already holds $(cat "$dir/.r2r-toolchain")"
+  add_rocwmma_headers "$dir"
   exit 0
 fi
 for tool in debootstrap bwrap; do
@@ -33,8 +57,6 @@ if ((EUID != 0)); then
   exit 1
 fi
 
-# shellcheck source=../lib/debian_mirror.sh
-source "$(dirname "$0")/../lib/debian_mirror.sh"
 mirror="$(r2r_debian_mirror)"
 if [[ -z "$mirror" ]]; then
   echo "hip.sh: no Debian mirror found in the host's apt sources; set R2R_DEBIAN_MIRROR" >&2
@@ -82,6 +104,7 @@ for pkg in "${libs[@]}"; do
   fi
 done
 "${in_root[@]}" apt-get clean >>"$part.log" 2>&1 || true
+add_rocwmma_headers "$part"
 # The rootfs only compiles (hipcc -c), never links or runs: the libraries' device code objects
 # (rocBLAS/Tensile and hipBLASLt kernels, rocSPARSE, rocSOLVER, rocRAND: about 7 GB) are removed, their
 # headers stay.

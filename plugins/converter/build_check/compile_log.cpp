@@ -70,6 +70,26 @@ std::string rocm_library_of(std::string_view header) {
   return {};
 }
 
+namespace {
+
+/// The ROCm library whose installed header (under /usr/ or /opt/, where toolchains install them,
+/// never the checked sources: those are under /r2r/src or a temporary directory) holds the "' file not found" error at
+/// `marker`: "rocWMMA" for
+/// "/usr/include/rocwmma/rocwmma.hpp:29:10: fatal error: 'internal/accessors.hpp' file not found".
+std::string library_holding_error(std::string_view out, std::size_t marker) {
+  const std::size_t bol = out.rfind('\n', marker);
+  const std::string_view line = out.substr(bol == std::string_view::npos ? 0 : bol + 1);
+  const std::size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return {};
+  const std::string_view file = line.substr(0, colon);
+  constexpr std::string_view kInclude = "/include/";
+  const std::size_t inc = file.rfind(kInclude);
+  if (inc == std::string_view::npos || !(starts_with(file, "/usr/") || starts_with(file, "/opt/"))) return {};
+  return rocm_library_of(file.substr(inc + kInclude.size()));
+}
+
+}  // namespace
+
 compile_verdict classify_compile_failure(std::string_view out) {
   compile_verdict v;
   if (target_unknown(out)) {
@@ -81,10 +101,14 @@ compile_verdict classify_compile_failure(std::string_view out) {
   }
   // clang prints: fatal error: 'torch/extension.h' file not found (the name precedes the marker).
   std::vector<std::string> headers;
+  std::size_t first_marker = std::string_view::npos;
   for (std::size_t at = out.find("' file not found"); at != std::string_view::npos;
        at = out.find("' file not found", at + 1)) {
     const std::size_t open = out.rfind('\'', at - 1);
-    if (open != std::string_view::npos) headers.emplace_back(out.substr(open + 1, at - open - 1));
+    if (open != std::string_view::npos) {
+      if (headers.empty()) first_marker = at;
+      headers.emplace_back(out.substr(open + 1, at - open - 1));
+    }
   }
   if (!headers.empty()) {
     const std::string& h = headers.front();
@@ -103,6 +127,14 @@ compile_verdict classify_compile_failure(std::string_view out) {
       v.message = "needs " + lib + " (" + h +
                   "), which is not installed on this machine; ROCm images ship it, "
                   "so the build is checked in the container";
+      return v;
+    }
+    if (const std::string lib = library_holding_error(out, first_marker); !lib.empty()) {
+      v.status = "checked_in_container";
+      v.failure_class = "missing_library";
+      v.message = "this toolchain's " + lib + " is incomplete: its own header includes " + h +
+                  ", which is not installed (a distribution package shipped it incomplete); "
+                  "ROCm images ship the whole library, so the build is checked in the container";
       return v;
     }
     v.status = "failed";

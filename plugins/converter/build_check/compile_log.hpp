@@ -4,6 +4,8 @@
 //   target unknown to the toolchain       -> not_checkable_here / target_unknown
 //   PyTorch / Python extension headers    -> checked_in_container / needs_pytorch
 //   ROCm library headers not installed    -> checked_in_container / missing_library
+//   a header missing inside an installed  -> checked_in_container / missing_library
+//   ROCm library's own headers (Debian's rocWMMA lacks internal/)
 //   any other missing header              -> failed / missing_header
 //   undeclared identifiers and types      -> failed / undeclared_identifier (names listed)
 //   anything else                         -> failed / compile_error

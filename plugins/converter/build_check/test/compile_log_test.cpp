@@ -37,6 +37,36 @@ TEST(CompileLog, RocmLibrariesNotInstalledHere) {
   EXPECT_EQ(rocm_library_of("my/header.h"), "");
 }
 
+// A ROCm library installed without some of its own headers (Debian's librocwmma-dev lacks rocWMMA's
+// internal/): the port included the library correctly, so this is the toolchain's gap, checked in a
+// ROCm image that ships the whole library, not a conversion failure blamed on the port.
+TEST(CompileLog, AHeaderMissingInsideAnInstalledRocmLibraryIsThatLibrarysGap) {
+  const auto v = classify_compile_failure(
+      "In file included from /r2r/src/wmma_gemm.cu:8:\n"
+      "/usr/include/rocwmma/rocwmma.hpp:29:10: fatal error: 'internal/accessors.hpp' file not found\n"
+      "   29 | #include \"internal/accessors.hpp\"\n"
+      "1 error generated when compiling for gfx942.\n");
+  EXPECT_EQ(v.status, "checked_in_container");
+  EXPECT_EQ(v.failure_class, "missing_library");
+  EXPECT_THAT(v.message, HasSubstr("rocWMMA"));
+  EXPECT_THAT(v.message, HasSubstr("internal/accessors.hpp"));
+  EXPECT_EQ(v.names, std::vector<std::string>{"internal/accessors.hpp"});
+}
+
+// The same missing name from the project's own file (or a project directory merely named like a
+// library) is the project's problem and still fails.
+TEST(CompileLog, AProjectHeaderMissingFromTheProjectStillFails) {
+  for (const char* log : {"/r2r/src/wmma_gemm.cu:8:10: fatal error: 'internal/accessors.hpp' file not found\n",
+                          "/r2r/src/rocwmma/gemm.cu:3:10: fatal error: 'internal/accessors.hpp' file not found\n",
+                          "/r2r/src/include/rocwmma/a.hpp:3:10: fatal error: 'internal/accessors.hpp' file not found\n",
+                          "/tmp/r2r-bc/src/include/rocblas/x.h:3:10: fatal error: 'internal/y.h' file not found\n",
+                          "/usr/include/hip/hip_runtime.h:3:10: fatal error: 'internal/x.hpp' file not found\n"}) {
+    const auto v = classify_compile_failure(log);
+    EXPECT_EQ(v.status, "failed") << log;
+    EXPECT_EQ(v.failure_class, "missing_header") << log;
+  }
+}
+
 TEST(CompileLog, OtherMissingHeadersFail) {
   const auto v = classify_compile_failure("a.cu:1:10: fatal error: 'cuda_runtime.h' file not found\n");
   EXPECT_EQ(v.status, "failed");
