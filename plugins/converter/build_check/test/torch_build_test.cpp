@@ -123,6 +123,31 @@ TEST_F(TorchBuildCheck, APlantedErrorInAnExtensionIsReportedAtItsFileAndLine) {
   EXPECT_THAT(b.log, ::testing::Not(HasSubstr("ext_sample.hip:"))) << "diagnostics name the user's file";
 }
 
+// Written for the test: the idiom of mamba's selective_scan kernels (a constexpr std::min and
+// std::max over an initializer list), which PyTorch's hipify turns into HIP's ::min/::max.
+const char* const kMinMaxKernel =
+    "#include <c10/util/Half.h>\n"
+    "#include <algorithm>\n"
+    "template <int N> struct traits {\n"
+    "  static constexpr int kElts = std::min(8, N);\n"
+    "  static constexpr int kSmem = std::max({4, N, 16});\n"
+    "};\n"
+    "__global__ void k(float* x) { x[threadIdx.x] = traits<32>::kElts + traits<32>::kSmem; }\n";
+
+TEST_F(TorchBuildCheck, AttackPytorchsHipifyBreaksStdMinMaxOfAnUnportedExtension) {
+  const auto r = check(nlohmann::json::array({{{"path", "k.cu"}, {"text", kMinMaxKernel}}}), {"gfx942"});
+  ASSERT_EQ(r.builds.size(), 1u);
+  EXPECT_EQ(r.builds[0].status, "failed") << r.builds[0].log;
+  EXPECT_THAT(r.builds[0].log, HasSubstr("k.cu:4:")) << "::min is not constexpr";
+}
+
+TEST_F(TorchBuildCheck, DefenceThePortsStdMinMaxCompileAfterPytorchsHipify) {
+  const auto c = r2r::plugins::converter::convert_source("k.cu", kMinMaxKernel, {});
+  const auto r = check(nlohmann::json::array({{{"path", "k.cu"}, {"text", c.text}}}), {"gfx942"});
+  ASSERT_EQ(r.builds.size(), 1u);
+  EXPECT_EQ(r.builds[0].status, "passed") << r.builds[0].message << "\n" << r.builds[0].log;
+}
+
 TEST_F(TorchBuildCheck, WithoutPytorchInTheToolchainAnExtensionIsLeftToTheContainer) {
   cfg_.torch_rootfs = "/nonexistent/hip-6.4-torch";
   const auto r = check(ported(R2R_TORCH_EXT_DIR, {"ext_sample.cu"}), {"gfx950"});
