@@ -80,3 +80,14 @@ TEST(TorchMinMax, TheFullPortAppliesItAndKeepsLineNumbers) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TorchMinMax, PortingTwiceChangesNothingMore) {
+  const auto once = r2r::plugins::converter::port_torch_minmax("k.cu", kKernel);
+  const auto twice = r2r::plugins::converter::port_torch_minmax("k.cu", once.text);
+  EXPECT_EQ(twice.text, once.text);
+  EXPECT_TRUE(twice.diagnostics.empty());
+}
+
+}  // namespace
