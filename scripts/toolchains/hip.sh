@@ -44,7 +44,7 @@ if [[ "$version" != "6.4" && "$version" != "7.2" ]] || [[ -z "$dir" ]]; then
   usage
 fi
 if [[ -f "$dir/.r2r-toolchain" ]] && { ((with_torch == 0)) || [[ -f "$dir/.r2r-torch" ]]; }; then
-  echo "hip.sh: $dir already holds $(cat "$dir/.r2r-toolchain")$(cat "$dir/.r2r-torch" 2>/dev/null | sed 's/^/ + /')"
+  echo "hip.sh: $dir already holds $(cat "$dir/.r2r-toolchain")$(sed 's/^/ + /' "$dir/.r2r-torch" 2>/dev/null)"
   exit 0
 fi
 if [[ -n "$from" && ! -f "$from/.r2r-toolchain" ]]; then

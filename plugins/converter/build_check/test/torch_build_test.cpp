@@ -148,6 +148,23 @@ TEST_F(TorchBuildCheck, DefenceThePortsStdMinMaxCompileAfterPytorchsHipify) {
   EXPECT_EQ(r.builds[0].status, "passed") << r.builds[0].message << "\n" << r.builds[0].log;
 }
 
+TEST_F(TorchBuildCheck, AUnitThatReachesPytorchThroughAProjectHeaderIsAnExtension) {
+  // mamba's layout: the .cu includes only its kernel header, which includes the c10 headers.
+  const auto files = nlohmann::json::array(
+      {{{"path", "csrc/k_fp16.cu"}, {"text", "#include \"kernel/k.cuh\"\ntemplate void run<c10::Half>(c10::Half*);\n"}},
+       {{"path", "csrc/kernel/k.cuh"},
+        {"text",
+         "#pragma once\n#include \"../common.h\"\ntemplate <typename T> __global__ void k(T* x) { x[0] = T(kOne); }\n"
+         "template <typename T> void run(T* x) { k<<<1, 64>>>(x); }\n"}},
+       {{"path", "csrc/common.h"},
+        {"text", "#pragma once\n#include <c10/util/Half.h>\nconstexpr float kOne = 1.f;\n"}}});
+  const auto r = check(files, {"gfx942"});
+  ASSERT_EQ(r.builds.size(), 1u);
+  EXPECT_EQ(r.builds[0].status, "passed") << r.builds[0].message << "\n" << r.builds[0].log;
+  EXPECT_THAT(r.builds[0].toolchain, HasSubstr("PyTorch"));
+  EXPECT_THAT(r.builds[0].command, HasSubstr("k_fp16.hip"));
+}
+
 TEST_F(TorchBuildCheck, WithoutPytorchInTheToolchainAnExtensionIsLeftToTheContainer) {
   cfg_.torch_rootfs = "/nonexistent/hip-6.4-torch";
   const auto r = check(ported(R2R_TORCH_EXT_DIR, {"ext_sample.cu"}), {"gfx950"});
