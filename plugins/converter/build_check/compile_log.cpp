@@ -62,15 +62,25 @@ bool in_toolchain(std::string_view line) {
 }
 
 /// rocPRIM's config.hpp warns "unknown build target" for a gfx target it has no settings for
-/// (HIP 6.4's rocPRIM 6.4.3 and gfx950); its block primitives then stop at an #error.
+/// (HIP 6.4's rocPRIM 6.4.3 and gfx950); its block primitives then stop at an #error. Only when
+/// the first error is in rocPRIM's own headers is that the cause: the warning also appears in
+/// builds that fail on the project's own errors (or pass: every unit that includes rocPRIM).
 bool rocprim_target_unknown(std::string_view out) {
-  bool found = false;
+  bool warned = false;
+  bool first_error_in_rocprim = false;
+  bool seen_error = false;
   for_each_line(out, [&](std::string_view line) {
-    found = found || (in_toolchain(line) && line.find("/rocprim/") != std::string_view::npos &&
-                      line.find("config.hpp:") != std::string_view::npos &&
-                      line.find("warning: \"unknown build target\"") != std::string_view::npos);
+    const bool rocprim = in_toolchain(line) && line.find("/rocprim/") != std::string_view::npos;
+    if (rocprim && line.find("config.hpp:") != std::string_view::npos &&
+        line.find("warning: \"unknown build target\"") != std::string_view::npos) {
+      warned = true;
+    }
+    if (!seen_error && line.find(": error:") != std::string_view::npos) {
+      seen_error = true;
+      first_error_in_rocprim = rocprim;
+    }
   });
-  return found;
+  return warned && first_error_in_rocprim;
 }
 
 }  // namespace

@@ -82,6 +82,16 @@ TEST(CompileLog, AttackAProjectsOwnUnknownTargetWarningIsNoToolchainLimit) {
   EXPECT_EQ(v.failure_class, "undeclared_identifier");
 }
 
+TEST(CompileLog, AttackAProjectErrorBesideRocprimsWarningIsTheProjectsError) {
+  // Every gfx950 unit that includes rocPRIM gets the warning, and passes when it uses no block
+  // primitive; an error of the project's own must stay a failure (found by a planted error).
+  const auto v = classify_compile_failure(
+      "/usr/include/rocprim/device/../config.hpp:107:6: warning: \"unknown build target\" [-W#warnings]\n"
+      "/work/p/ext.cu:14:3: error: use of undeclared identifier 'r2r_planted_undeclared'\n");
+  EXPECT_EQ(v.status, "failed");
+  EXPECT_EQ(v.failure_class, "undeclared_identifier");
+}
+
 TEST(CompileLog, AnErrorInToolchainHeadersNamesTheProjectLineThatLedThere) {
   const std::string out =
       "/usr/include/rocprim/block/block_load.hpp:773:41: error: static assertion failed due to requirement "
