@@ -5,11 +5,18 @@
 # toolchain lives in DIR and runs through bubblewrap.
 #   6.4: Debian sid, HIP 6.4.3 on clang 21, plus the ROCm library headers sid carries
 #   7.2: Debian sid + experimental, HIP 7.2.4 on clang 22, plus rocWMMA
-# Usage: scripts/toolchains/hip.sh [6.4|7.2] DIR        (as root; needs debootstrap and bubblewrap)
-# Idempotent: a DIR holding a finished rootfs (DIR/.r2r-toolchain) is left as it is, except that
-# rocWMMA's internal/ headers are added when missing (add_rocwmma_headers below). Building goes
-# to DIR.partial first and is renamed into place only when complete, so an interrupted run never
-# leaves a DIR that looks finished. Environment: R2R_DEBIAN_MIRROR (default: the host's apt mirror).
+#   --with-torch: also sid's CPU PyTorch (python3-torch, libtorch-dev, pybind11-dev) and the ROCm-side
+#     headers (ATen/hip, c10/hip) made from its CUDA headers by PyTorch's own hipify, as a ROCm build
+#     of PyTorch makes them (torch_hip_headers.py); the build check then compiles
+#     torch.utils.cpp_extension sources. DIR/.r2r-torch names the torch version.
+#   --from BASE: start from a copy of the finished rootfs BASE (no debootstrap); BASE is not changed.
+# Usage: scripts/toolchains/hip.sh [6.4|7.2] DIR [--with-torch] [--from BASE]
+#        (as root; needs debootstrap and bubblewrap)
+# Idempotent: a DIR holding a finished rootfs (DIR/.r2r-toolchain, and DIR/.r2r-torch with
+# --with-torch) is left as it is, except that rocWMMA's internal/ headers are added when missing
+# (add_rocwmma_headers below). Building goes to DIR.partial first and is renamed into place only
+# when complete, so an interrupted run never leaves a DIR that looks finished.
+# Environment: R2R_DEBIAN_MIRROR (default: the host's apt mirror).
 set -euo pipefail
 
 # shellcheck source=../lib/debian_mirror.sh
@@ -34,17 +41,43 @@ add_rocwmma_headers() {
   return 0
 }
 
+usage() {
+  echo "usage: scripts/toolchains/hip.sh [6.4|7.2] DIR [--with-torch] [--from BASE]" >&2
+  echo "  builds a HIP toolchain rootfs in DIR (Debian sid: 6.4.3, experimental: 7.2.4)" >&2
+  exit 2
+}
 version="${1:-}"
 dir="${2:-}"
+with_torch=0
+from=""
+shift 2 || usage
+while (($#)); do
+  case "$1" in
+    --with-torch) with_torch=1 ;;
+    --from)
+      [[ $# -ge 2 ]] || usage
+      from="$2"
+      shift
+      ;;
+    *) usage ;;
+  esac
+  shift
+done
 if [[ "$version" != "6.4" && "$version" != "7.2" ]] || [[ -z "$dir" ]]; then
-  echo "usage: scripts/toolchains/hip.sh [6.4|7.2] DIR" >&2
-  echo "  builds a HIP $version toolchain rootfs in DIR (Debian sid: 6.4.3, experimental: 7.2.4)" >&2
-  exit 2
+  usage
 fi
-if [[ -f "$dir/.r2r-toolchain" ]]; then
-  echo "hip.sh: $dir already holds $(cat "$dir/.r2r-toolchain")"
+if [[ -f "$dir/.r2r-toolchain" ]] && { ((with_torch == 0)) || [[ -f "$dir/.r2r-torch" ]]; }; then
+  echo "hip.sh: $dir already holds $(cat "$dir/.r2r-toolchain")$(sed 's/^/ + /' "$dir/.r2r-torch" 2>/dev/null)"
   add_rocwmma_headers "$dir"
   exit 0
+fi
+if [[ -n "$from" && ! -f "$from/.r2r-toolchain" ]]; then
+  echo "hip.sh: --from $from holds no finished rootfs (no $from/.r2r-toolchain); build it first: scripts/toolchains/hip.sh $version $from" >&2
+  exit 1
+fi
+if [[ -n "$from" ]] && ! grep -q "^HIP $version\." "$from/.r2r-toolchain"; then
+  echo "hip.sh: --from $from holds $(cat "$from/.r2r-toolchain"), not HIP $version" >&2
+  exit 1
 fi
 for tool in debootstrap bwrap; do
   if ! command -v "$tool" >/dev/null; then
@@ -66,51 +99,81 @@ fi
 part="$dir.partial"
 mkdir -p "$(dirname "$dir")"
 start=$(date +%s)
-# A finished debootstrap from an interrupted earlier run is reused; anything else starts over.
-if [[ ! -f "$part/.r2r-debootstrap-done" ]]; then
+in_root=(bwrap --bind "$part" / --dev /dev --proc /proc --ro-bind /etc/resolv.conf /etc/resolv.conf
+  --setenv PATH /usr/sbin:/usr/bin:/sbin:/bin --setenv DEBIAN_FRONTEND noninteractive)
+apt_flags=(-y -qq --no-install-recommends)
+[[ "$version" == "7.2" ]] && apt_flags+=(-t experimental)
+
+if [[ -n "$from" ]]; then
   rm -rf "$part"
-  echo "hip.sh: debootstrap sid from $mirror into $part"
-  debootstrap --variant=minbase sid "$part" "$mirror" >"$part.log" 2>&1 || {
-    echo "hip.sh: debootstrap failed; last lines of $part.log:" >&2
+  echo "hip.sh: copying $from into $part"
+  cp -a "$from" "$part"
+  rm -f "$part/.r2r-toolchain" "$part/.r2r-torch"
+  : >"$part.log"
+  "${in_root[@]}" apt-get update -qq >>"$part.log" 2>&1
+else
+  # A finished debootstrap from an interrupted earlier run is reused; anything else starts over.
+  if [[ ! -f "$part/.r2r-debootstrap-done" ]]; then
+    rm -rf "$part"
+    echo "hip.sh: debootstrap sid from $mirror into $part"
+    debootstrap --variant=minbase sid "$part" "$mirror" >"$part.log" 2>&1 || {
+      echo "hip.sh: debootstrap failed; last lines of $part.log:" >&2
+      tail -n 20 "$part.log" >&2
+      exit 1
+    }
+    touch "$part/.r2r-debootstrap-done"
+  fi
+  echo "deb $mirror experimental main" >"$part/etc/apt/sources.list.d/experimental.list"
+  echo 'Acquire::Check-Valid-Until "false";' >"$part/etc/apt/apt.conf.d/99no-valid-until"
+
+  # Library headers the build check can compile converted code against: the sid set for both
+  # versions; rocWMMA is only in experimental. Packages a suite lacks are skipped, not fatal.
+  base=(hipcc libamdhip64-dev)
+  libs=(libhipblas-dev libhipfft-dev libhiprand-dev librocrand-dev librocprim-dev libhipcub-dev
+    librocthrust-dev libhipsparse-dev librocblas-dev libhipsolver-dev libroctx64-dev librocwmma-dev
+    libhipblaslt-dev)
+  "${in_root[@]}" apt-get update -qq >>"$part.log" 2>&1
+  "${in_root[@]}" apt-get install "${apt_flags[@]}" "${base[@]}" >>"$part.log" 2>&1 || {
+    echo "hip.sh: installing ${base[*]} failed; last lines of $part.log:" >&2
     tail -n 20 "$part.log" >&2
     exit 1
   }
-  touch "$part/.r2r-debootstrap-done"
+  for pkg in "${libs[@]}"; do
+    if "${in_root[@]}" apt-get install "${apt_flags[@]}" "$pkg" >>"$part.log" 2>&1; then
+      echo "hip.sh: + $pkg"
+    else
+      echo "hip.sh: - $pkg (not available in this suite; skipped)"
+    fi
+  done
+  "${in_root[@]}" apt-get clean >>"$part.log" 2>&1 || true
+  # The rootfs only compiles (hipcc -c), never links or runs: the libraries' device code objects
+  # (rocBLAS/Tensile and hipBLASLt kernels, rocSPARSE, rocSOLVER, rocRAND: about 7 GB) are removed, their
+  # headers stay.
+  for lib in rocblas rocsparse rocsolver rocrand hipblaslt; do
+    rm -rf "$part/usr/lib/x86_64-linux-gnu/$lib" "$part/usr/lib/x86_64-linux-gnu/lib$lib.so."*
+  done
 fi
-echo "deb $mirror experimental main" >"$part/etc/apt/sources.list.d/experimental.list"
-echo 'Acquire::Check-Valid-Until "false";' >"$part/etc/apt/apt.conf.d/99no-valid-until"
 
-in_root=(bwrap --bind "$part" / --dev /dev --proc /proc --ro-bind /etc/resolv.conf /etc/resolv.conf
-  --setenv PATH /usr/sbin:/usr/bin:/sbin:/bin --setenv DEBIAN_FRONTEND noninteractive)
-# Library headers the build check can compile converted code against: the sid set for both
-# versions; rocWMMA is only in experimental. Packages a suite lacks are skipped, not fatal.
-base=(hipcc libamdhip64-dev)
-libs=(libhipblas-dev libhipfft-dev libhiprand-dev librocrand-dev librocprim-dev libhipcub-dev
-  librocthrust-dev libhipsparse-dev librocblas-dev libhipsolver-dev libroctx64-dev librocwmma-dev
-  libhipblaslt-dev)
-apt_flags=(-y -qq --no-install-recommends)
-[[ "$version" == "7.2" ]] && apt_flags+=(-t experimental)
-"${in_root[@]}" apt-get update -qq >>"$part.log" 2>&1
-"${in_root[@]}" apt-get install "${apt_flags[@]}" "${base[@]}" >>"$part.log" 2>&1 || {
-  echo "hip.sh: installing ${base[*]} failed; last lines of $part.log:" >&2
-  tail -n 20 "$part.log" >&2
-  exit 1
-}
-for pkg in "${libs[@]}"; do
-  if "${in_root[@]}" apt-get install "${apt_flags[@]}" "$pkg" >>"$part.log" 2>&1; then
-    echo "hip.sh: + $pkg"
-  else
-    echo "hip.sh: - $pkg (not available in this suite; skipped)"
-  fi
-done
+if ((with_torch)); then
+  # sid's CPU PyTorch: its CUDA headers, its hipify and torch/extension.h with pybind11 and Python.h.
+  torch_pkgs=(python3-torch libtorch-dev pybind11-dev python3-dev)
+  "${in_root[@]}" apt-get install -y -qq --no-install-recommends "${torch_pkgs[@]}" >>"$part.log" 2>&1 || {
+    echo "hip.sh: installing ${torch_pkgs[*]} failed; last lines of $part.log:" >&2
+    tail -n 20 "$part.log" >&2
+    exit 1
+  }
+  # The ROCm-side headers, made where the build check looks for them (build_check/torch_extension.hpp).
+  "${in_root[@]}" --ro-bind "$(realpath "$(dirname "$0")")/torch_hip_headers.py" /tmp/torch_hip_headers.py \
+    python3 /tmp/torch_hip_headers.py /opt/r2r-torch-hip >>"$part.log" 2>&1 || {
+    echo "hip.sh: making the ROCm PyTorch headers failed; last lines of $part.log:" >&2
+    tail -n 20 "$part.log" >&2
+    exit 1
+  }
+  echo "PyTorch $(cat "$part/opt/r2r-torch-hip/torch_version.txt")" >"$part/.r2r-torch"
+  echo "hip.sh: + $(cat "$part/.r2r-torch") with ATen/hip and c10/hip in /opt/r2r-torch-hip"
+fi
 "${in_root[@]}" apt-get clean >>"$part.log" 2>&1 || true
 add_rocwmma_headers "$part"
-# The rootfs only compiles (hipcc -c), never links or runs: the libraries' device code objects
-# (rocBLAS/Tensile and hipBLASLt kernels, rocSPARSE, rocSOLVER, rocRAND: about 7 GB) are removed, their
-# headers stay.
-for lib in rocblas rocsparse rocsolver rocrand hipblaslt; do
-  rm -rf "$part/usr/lib/x86_64-linux-gnu/$lib" "$part/usr/lib/x86_64-linux-gnu/lib$lib.so."*
-done
 rm -rf "$part/var/lib/apt/lists/"* "$part/.r2r-debootstrap-done" || true
 # Mount points of the build check's bubblewrap binds (plugins/converter/build_check/rootfs_jail.hpp).
 mkdir -p "$part/r2r/src" "$part/r2r/scratch"

@@ -44,7 +44,74 @@ bool starts_with(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
 }
 
+/// The lines of `text`.
+template <typename F>
+void for_each_line(std::string_view text, F&& f) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t eol = text.find('\n', start);
+    if (eol == std::string_view::npos) eol = text.size();
+    f(text.substr(start, eol - start));
+    start = eol + 1;
+  }
+}
+
+/// A diagnostic's location is in the toolchain's headers, not the project's.
+bool in_toolchain(std::string_view line) {
+  return starts_with(line, "/usr/") || starts_with(line, "/opt/");
+}
+
+/// rocPRIM's config.hpp warns "unknown build target" for a gfx target it has no settings for
+/// (HIP 6.4's rocPRIM 6.4.3 and gfx950); its block primitives then stop at an #error. Only when
+/// the first error is in rocPRIM's own headers is that the cause: the warning also appears in
+/// builds that fail on the project's own errors (or pass: every unit that includes rocPRIM).
+bool rocprim_target_unknown(std::string_view out) {
+  bool warned = false;
+  bool first_error_in_rocprim = false;
+  bool seen_error = false;
+  for_each_line(out, [&](std::string_view line) {
+    const bool rocprim = in_toolchain(line) && line.find("/rocprim/") != std::string_view::npos;
+    if (rocprim && line.find("config.hpp:") != std::string_view::npos &&
+        line.find("warning: \"unknown build target\"") != std::string_view::npos) {
+      warned = true;
+    }
+    if (!seen_error && line.find(": error:") != std::string_view::npos) {
+      seen_error = true;
+      first_error_in_rocprim = rocprim;
+    }
+  });
+  return warned && first_error_in_rocprim;
+}
+
 }  // namespace
+
+std::string first_project_location(std::string_view out) {
+  std::string where;
+  bool error_in_toolchain = false;
+  for_each_line(out, [&](std::string_view line) {
+    if (!where.empty()) return;
+    if (line.find(": error:") != std::string_view::npos && !error_in_toolchain) {
+      if (!in_toolchain(line)) {
+        where = "-";  // the first error is the project's own: nothing to add
+        return;
+      }
+      error_in_toolchain = true;
+      return;
+    }
+    if (!error_in_toolchain || in_toolchain(line)) return;
+    if (line.find(": note: ") == std::string_view::npos) return;
+    if (line.find("requested here") == std::string_view::npos && line.find("required from") == std::string_view::npos &&
+        line.find("expanded from") == std::string_view::npos) {
+      return;
+    }
+    // FILE:LINE:COL: note: ...
+    const std::size_t note = line.find(": note: ");
+    const std::string_view loc = line.substr(0, note);
+    const std::size_t last = loc.rfind(':');
+    where = std::string(last == std::string_view::npos ? loc : loc.substr(0, last));
+  });
+  return where == "-" ? std::string() : where;
+}
 
 bool target_unknown(std::string_view out) {
   return out.find("invalid target ID") != std::string_view::npos ||
@@ -97,6 +164,15 @@ compile_verdict classify_compile_failure(std::string_view out) {
     v.failure_class = "target_unknown";
     v.message = "this hipcc does not know the target (" + first_error_line(out) +
                 "); it is checked in a ROCm container with a newer toolchain, never reported as passed";
+    return v;
+  }
+  if (rocprim_target_unknown(out)) {
+    v.status = "not_checkable_here";
+    v.failure_class = "target_unknown";
+    v.message =
+        "this toolchain's rocPRIM does not know the target (\"unknown build target\" in rocprim/config.hpp), "
+        "so no hipCUB/rocPRIM block primitive compiles for it here; it is checked in a ROCm container whose "
+        "rocPRIM knows it, never reported as passed";
     return v;
   }
   // clang prints: fatal error: 'torch/extension.h' file not found (the name precedes the marker).
@@ -164,6 +240,16 @@ compile_verdict classify_compile_failure(std::string_view out) {
   v.status = "failed";
   v.failure_class = "compile_error";
   v.message = first_error_line(out);
+  if (out.find("BlockSize must be a multiple of hardware warpsize") != std::string_view::npos) {
+    v.message =
+        "a hipCUB/rocPRIM block primitive got a block size that is not a multiple of the wavefront "
+        "(64 lanes on CDNA): CUDA code sized for 32-lane warps; give it a multiple of 64 threads "
+        "(a warp-size hazard for the rewrite). " +
+        v.message;
+  }
+  if (const std::string where = first_project_location(out); !where.empty()) {
+    v.message += " (from " + where + ")";
+  }
   return v;
 }
 

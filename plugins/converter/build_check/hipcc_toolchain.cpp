@@ -113,11 +113,12 @@ const hipcc_toolchain::probe_result& hipcc_toolchain::probe(const std::string& a
 plugins::converter::process_result hipcc_toolchain::compile(
     const std::string& source, const std::string& object, const std::string& arch,
     const std::vector<std::string>& include_dirs, const std::vector<std::string>& flags, std::chrono::seconds timeout,
-    const std::function<bool()>& cancelled, std::string& command) const {
-  std::vector<std::string> args{"--offload-arch=" + arch};
+    const std::function<bool()>& cancelled, std::string& command, bool device_code) const {
+  std::vector<std::string> args;
+  if (device_code) args.push_back("--offload-arch=" + arch);
   for (const auto& dir : include_dirs) args.push_back("-I" + dir);
   args.insert(args.end(), flags.begin(), flags.end());
-  args.insert(args.end(), {"-x", "hip", "-c", source, "-o", object});
+  args.insert(args.end(), {"-x", device_code ? "hip" : "c++", "-c", source, "-o", object});
   return run(std::move(args), timeout, cancelled, command);
 }
 

@@ -50,13 +50,17 @@ class hipcc_toolchain {
   const probe_result& probe(const std::string& arch, const std::string& scratch_dir,
                             const std::function<bool()>& cancelled);
 
-  /// Compiles `source` to `object` for one arch: hipcc -x hip --offload-arch=ARCH -c. In a rootfs,
-  /// every path must lie beneath a bound directory (else the result says so and nothing runs), and
-  /// the output names host paths. `command` receives the command line as run.
+  /// Compiles `source` to `object` for one arch: hipcc -x hip --offload-arch=ARCH -c, or, when
+  /// `device_code` is false, as host C++ (hipcc -x c++ -c, no offload target: how
+  /// torch.utils.cpp_extension builds an extension's .cpp files). In a rootfs, every path must lie
+  /// beneath a bound directory (else the result says so and nothing runs), except a flag joined to
+  /// its path such as -isystem/usr/include/x, which names a rootfs directory; the output names host
+  /// paths. `command` receives the command line as run.
   plugins::converter::process_result compile(const std::string& source, const std::string& object,
                                              const std::string& arch, const std::vector<std::string>& include_dirs,
                                              const std::vector<std::string>& flags, std::chrono::seconds timeout,
-                                             const std::function<bool()>& cancelled, std::string& command) const;
+                                             const std::function<bool()>& cancelled, std::string& command,
+                                             bool device_code = true) const;
 
  private:
   explicit hipcc_toolchain(std::string path) : path_(std::move(path)) {}

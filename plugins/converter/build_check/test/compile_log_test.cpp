@@ -91,3 +91,60 @@ TEST(CompileLog, AnythingElseIsACompileError) {
 }
 
 }  // namespace
+
+// Texts below are shaped like clang 21 / HIP 6.4 output, written for the tests.
+TEST(CompileLog, ATargetItsRocprimDoesNotKnowIsNotCheckableHere) {
+  const auto v = classify_compile_failure(
+      "/usr/include/rocprim/device/../config.hpp:107:6: warning: \"unknown build target\" [-W#warnings]\n"
+      "/usr/include/rocprim/block/../intrinsics/atomic.hpp:210:6: error: support for 128-bit atomics not "
+      "implemented for current architecture\n");
+  EXPECT_EQ(v.status, "not_checkable_here");
+  EXPECT_EQ(v.failure_class, "target_unknown");
+  EXPECT_THAT(v.message, HasSubstr("rocPRIM"));
+}
+
+TEST(CompileLog, AttackAProjectsOwnUnknownTargetWarningIsNoToolchainLimit) {
+  // The project's code warns and fails: that is its error, never "not checkable here".
+  const auto v = classify_compile_failure(
+      "/src/rocprim/config.hpp:3:2: warning: \"unknown build target\" [-W#warnings]\n"
+      "/src/k.cu:9:3: error: use of undeclared identifier 'x'\n");
+  EXPECT_EQ(v.status, "failed");
+  EXPECT_EQ(v.failure_class, "undeclared_identifier");
+}
+
+TEST(CompileLog, AttackAProjectErrorBesideRocprimsWarningIsTheProjectsError) {
+  // Every gfx950 unit that includes rocPRIM gets the warning, and passes when it uses no block
+  // primitive; an error of the project's own must stay a failure (found by a planted error).
+  const auto v = classify_compile_failure(
+      "/usr/include/rocprim/device/../config.hpp:107:6: warning: \"unknown build target\" [-W#warnings]\n"
+      "/work/p/ext.cu:14:3: error: use of undeclared identifier 'r2r_planted_undeclared'\n");
+  EXPECT_EQ(v.status, "failed");
+  EXPECT_EQ(v.failure_class, "undeclared_identifier");
+}
+
+TEST(CompileLog, AnErrorInToolchainHeadersNamesTheProjectLineThatLedThere) {
+  const std::string out =
+      "/usr/include/rocprim/block/block_load.hpp:773:41: error: static assertion failed due to requirement "
+      "'BlockSize % ::rocprim::arch::wavefront::min_size() == 0': BlockSize must be a multiple of hardware "
+      "warpsize\n"
+      "/usr/include/hipcub/backend/rocprim/block/block_load.hpp:80:15: note: in instantiation of template class "
+      "'rocprim::block_load<float, 32, 4>' requested here\n"
+      "/work/p/csrc/k.cuh:84:68: note: in instantiation of template class 'hipcub::BlockLoad<float, 32, 4>' "
+      "requested here\n"
+      "/work/p/csrc/k.cuh:358:9: note: in instantiation of function template specialization 'launch<32>' "
+      "requested here\n";
+  const auto v = classify_compile_failure(out);
+  EXPECT_EQ(v.status, "failed");
+  EXPECT_EQ(v.failure_class, "compile_error");
+  EXPECT_THAT(v.message, HasSubstr("not a multiple of the wavefront"));
+  EXPECT_THAT(v.message, HasSubstr("(from /work/p/csrc/k.cuh:84)"));
+  EXPECT_EQ(r2r::plugins::converter::first_project_location(out), "/work/p/csrc/k.cuh:84");
+}
+
+TEST(CompileLog, AProjectsOwnFirstErrorGetsNoFromLocation) {
+  const std::string out =
+      "/work/p/k.cu:5:3: error: expected ';' after expression\n"
+      "/usr/include/x.h:1:1: error: something\n/work/p/k.cu:6:1: note: in instantiation of f requested here\n";
+  EXPECT_EQ(r2r::plugins::converter::first_project_location(out), "");
+  EXPECT_EQ(classify_compile_failure(out).message, "/work/p/k.cu:5:3: error: expected ';' after expression");
+}

@@ -10,6 +10,7 @@
 #include <r2r/convert/hipify.hpp>
 #include <r2r/convert/lexer.hpp>
 #include <r2r/convert/mapping.hpp>
+#include <r2r/convert/torch_minmax.hpp>
 #include <r2r/convert/wmma_port.hpp>
 
 #include <algorithm>
@@ -458,9 +459,10 @@ conversion convert_source(std::string_view path, std::string_view text, const hi
   idiom_port idioms = port_cuda_idioms(path, text, tokens);  // `tokens` now lexes idioms.text
   idiom_port groups = port_cooperative_groups(path, idioms.text);
   idiom_port wmma = port_wmma(path, groups.text);
-  if (wmma.text != idioms.text) tokens = lex_code(wmma.text);  // rare: those passes lex on their own
-  idioms.text = std::move(wmma.text);
-  for (idiom_port* pass : {&groups, &wmma}) {
+  idiom_port minmax = port_torch_minmax(path, wmma.text);
+  if (minmax.text != idioms.text) tokens = lex_code(minmax.text);  // rare: those passes lex on their own
+  idioms.text = std::move(minmax.text);
+  for (idiom_port* pass : {&groups, &wmma, &minmax}) {
     for (auto& d : pass->diagnostics) idioms.diagnostics.push_back(std::move(d));
     for (const auto& [k, v] : pass->stats) idioms.stats[k] += v;
   }
