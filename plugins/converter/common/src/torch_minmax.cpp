@@ -23,6 +23,12 @@ idiom_port port_torch_minmax(std::string_view path, std::string_view text) {
   idiom_port out;
   out.text = std::string(text);
   if (!is_pytorch_kernel_file(path)) return out;
+  // Necessary conditions as byte searches, so the common file (no PyTorch include, or no min/max)
+  // is not lexed a second time: a PyTorch header name holds one of these prefixes, and a call
+  // `std::max(`/`std::min(` holds its name.
+  const auto has = [text](std::string_view needle) { return text.find(needle) != std::string_view::npos; };
+  if (!has("torch/") && !has("ATen/") && !has("c10/")) return out;
+  if (!has("max") && !has("min")) return out;
   lexer lx(text);
   std::vector<token> code;  // identifiers and punctuation outside directives, comments and literals
   bool pytorch = false;
