@@ -23,25 +23,29 @@ esac
 
 stamp "bootstrap"
 scripts/bootstrap.sh
-# The build check's HIP 6.4 toolchain rootfs (the convert tests' fixture hip_rootfs_setup builds it
-# when missing; about 10 minutes of downloads once per machine) and the sandbox network tests' Debian
-# + python3-pip image (fixture pip_rootfs_setup; a few minutes of debootstrap, mostly waiting on the
-# mirror): both are built beside the compiles so the suite does not wait for them; each script leaves
-# a finished rootfs as it is.
+# The build check's HIP 6.4 toolchain rootfs and its copy with sid's PyTorch (the convert tests'
+# fixtures hip_rootfs_setup and hip_torch_rootfs_setup build them when missing; about 10 minutes of
+# downloads, then 2-3 more, once per machine) and the sandbox network tests' Debian + python3-pip
+# image (fixture pip_rootfs_setup; a few minutes of debootstrap, mostly waiting on the mirror): all
+# are built beside the compiles so the suite does not wait for them; each script leaves a finished
+# rootfs as it is.
 hip_rootfs="${HOME:-/root}/.local/state/repo2rocm/toolchains/hip-6.4"
 pip_rootfs="${HOME:-/root}/.local/state/repo2rocm/test-images/debian-pip"
 mkdir -p build
-scripts/toolchains/hip.sh 6.4 "$hip_rootfs" >build/hip-rootfs.log 2>&1 &
+{
+  scripts/toolchains/hip.sh 6.4 "$hip_rootfs" &&
+    scripts/toolchains/hip.sh 6.4 "$hip_rootfs-torch" --with-torch --from "$hip_rootfs"
+} >build/hip-rootfs.log 2>&1 &
 rootfs_job=$!
 scripts/test-images/debian-pip.sh "$pip_rootfs" >build/pip-rootfs.log 2>&1 &
 pip_rootfs_job=$!
 wait_for_rootfs() {
   if ! wait "$rootfs_job"; then
-    echo "check: building the HIP 6.4 rootfs failed; the end of build/hip-rootfs.log:" >&2
+    echo "check: building the HIP 6.4 rootfs or its PyTorch copy failed; the end of build/hip-rootfs.log:" >&2
     tail -n 30 build/hip-rootfs.log >&2
     exit 1
   fi
-  stamp "HIP rootfs ready"
+  stamp "HIP rootfs and its PyTorch copy ready"
   if ! wait "$pip_rootfs_job"; then
     echo "check: building the sandbox network tests' rootfs failed; the end of build/pip-rootfs.log:" >&2
     tail -n 30 build/pip-rootfs.log >&2
