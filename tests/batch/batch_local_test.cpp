@@ -104,13 +104,28 @@ TEST_F(BatchLocal, SigkillAtTenRandomPointsThenResumeRunsNothingTwiceAndLosesNot
   // before the fifth kill on an idle machine.
   const std::string start = "R2R_FAKE_RUN_SLEEP=2 " + batch("--json --jobs 3");
   const std::string resume = "R2R_FAKE_RUN_SLEEP=2 " + batch("--json --resume");
+  // Controllers that said batch_started or batch_resumed: a kill lands at a random point after the
+  // controller announced itself, however slowly it starts (a sanitizer build takes seconds to load
+  // its plugins, so a delay counted from the launch alone killed most controllers before they had
+  // written anything, and the test then checked no resume at all).
+  const auto announced = [this] {
+    int n = 0;
+    for (const auto& e : read_events(out())) {
+      const std::string event = e.value("event", "");
+      n += event == "batch_started" || event == "batch_resumed" ? 1 : 0;
+    }
+    return n;
+  };
   int kills = 0;
   for (int i = 0; i < 10; ++i) {
     // A kill before batch.json was first written leaves nothing to resume: start again.
     const bool begun = fs::exists(out() / "batch.json");
+    const int before = announced();
     const auto launched = run_process("(" + (begun ? resume : start) + " >/dev/null 2>&1 & echo $!)");
     const pid_t pid = std::atoi(launched.out.c_str());
     ASSERT_GT(pid, 0);
+    for (int w = 0; w < 6000 && announced() == before && ::kill(pid, 0) == 0; ++w)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     const bool controller = is_repo2rocm(pid);  // the batch process itself, not a shell around it
     if (::kill(pid, SIGKILL) == 0 && controller) ++kills;
