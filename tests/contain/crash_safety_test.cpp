@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <random>
@@ -236,9 +237,16 @@ TEST(CrashSafety, BundleWriterKilledAtRandomLeavesTheOldOrAVerifiedNewBundle) {
   inputs.repo_archive = tmp.path() / "big.tar";
   // A patch that applies to that archive (verify checks it does).
   inputs.patch_diff = "--- a/csrc/k0.cu\n+++ b/csrc/k0.cu\n@@ -2 +2 @@\n-// v1\n+// v2\n";
-  const auto t0 = clock_type::now();
-  ASSERT_TRUE(r2r::report::write_bundle(inputs, out));
-  const long ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();
+  // The reference duration is the fastest of three writes: one slow write (a loaded machine) made
+  // the kill window longer than the writes it then timed, and most children finished first.
+  long ms = -1;
+  for (int i = 0; i < 3; ++i) {
+    restore(saved, out);
+    const auto t0 = clock_type::now();
+    ASSERT_TRUE(r2r::report::write_bundle(inputs, out));
+    const long took = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();
+    ms = ms < 0 ? took : std::min(ms, took);
+  }
   const snapshot new_state = contents(out);
   r2r::report::verify_options verify;
   auto key = r2r::report::host_public_key(inputs.state_dir);
