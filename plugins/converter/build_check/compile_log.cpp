@@ -149,10 +149,10 @@ std::string library_holding_error(std::string_view out, std::size_t marker) {
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) return {};
   const std::string_view file = line.substr(0, colon);
-  constexpr std::string_view kInclude = "/include/";
-  const std::size_t inc = file.rfind(kInclude);
+  constexpr std::string_view include_dir = "/include/";
+  const std::size_t inc = file.rfind(include_dir);
   if (inc == std::string_view::npos || !(starts_with(file, "/usr/") || starts_with(file, "/opt/"))) return {};
-  return rocm_library_of(file.substr(inc + kInclude.size()));
+  return rocm_library_of(file.substr(inc + include_dir.size()));
 }
 
 }  // namespace

@@ -436,9 +436,9 @@ class source_converter {
   const code_tokens& tokens_;
   conversion out_;
   std::size_t copied_ = 0;
-  static constexpr token none_{};  // before the first token: kind end_of_file
-  const token* prev_ = &none_;     // the last two tokens before the current one, in tokens_
-  const token* prev2_ = &none_;
+  static constexpr token no_token{};  // before the first token: kind end_of_file
+  const token* prev_ = &no_token;     // the last two tokens before the current one, in tokens_
+  const token* prev2_ = &no_token;
   std::optional<std::pair<token, const namespace_row*>> pending_namespace_;
   std::optional<token> open_launch_;
   std::set<std::string, std::less<>> once_;
