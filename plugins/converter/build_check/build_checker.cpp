@@ -90,11 +90,14 @@ void copy_sources(const fs::path& from, const fs::path& to, std::uintmax_t max_b
 bool uses_pytorch(const std::string& path, const std::string& text,
                   const std::function<std::optional<std::string>(const std::string&)>& read,
                   const std::vector<std::string>& dirs) {
-  std::vector<std::pair<std::string, std::string>> todo{{path, text}};
+  // Breadth first over (project path, text); a project reaches PyTorch within a few headers, so the
+  // walk stops after max_headers files rather than reading a large include graph for every unit.
+  constexpr std::size_t max_headers = 256;
+  std::vector<std::pair<std::string, std::string>> queue{{path, text}};
   std::set<std::string> seen{path};
-  for (std::size_t i = 0; i < todo.size() && i < 256; ++i) {
-    const std::string current = todo[i].first;
-    const std::string content = std::move(todo[i].second);
+  for (std::size_t i = 0; i < queue.size() && i < max_headers; ++i) {
+    const std::string current = queue[i].first;
+    const std::string content = std::move(queue[i].second);
     if (includes_pytorch_header(content)) return true;
     for (const auto& inc : quoted_includes(content)) {
       std::vector<fs::path> candidates{fs::path(current).parent_path() / inc, fs::path(inc)};
@@ -105,7 +108,7 @@ bool uses_pytorch(const std::string& path, const std::string& text,
         if (seen.count(rel) != 0) break;
         if (auto t = read(rel)) {
           seen.insert(rel);
-          todo.emplace_back(rel, std::move(*t));
+          queue.emplace_back(rel, std::move(*t));
           break;
         }
       }

@@ -6,25 +6,13 @@
 // with one (what precedes ends the same way) and ends in a closing punctuator that joins nothing
 // that follows. Anything else is declined.
 #include "code_tokens.hpp"
+#include "text_search.hpp"
 
 #include <cstdint>
 #include <cstring>
 
 namespace r2r::plugins::converter {
 namespace {
-
-std::int64_t newlines_in(std::string_view s) noexcept {
-  std::int64_t n = 0;
-  const char* p = s.data();
-  const char* const end = p + s.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++n;
-    p = static_cast<const char*>(nl) + 1;
-  }
-  return n;
-}
 
 bool ident_start(char c) noexcept {
   const auto u = static_cast<unsigned char>(c);
@@ -128,13 +116,13 @@ bool splice_tokens(std::string_view in_text, const std::vector<token>& in, std::
         t.end += e.out_begin;
         out.push_back(t);
       }
-      with_newlines = newlines_in(with);
+      with_newlines = count_newlines(with);
     }
     const std::string_view replaced = in_text.substr(first.begin, last.end - first.begin);
     byte_shift += static_cast<std::int64_t>(with.size()) - static_cast<std::int64_t>(replaced.size());
-    line_shift += with_newlines - newlines_in(replaced);
+    line_shift += with_newlines - count_newlines(replaced);
     fix_column = true;
-    fix_line = last.line + newlines_in(in_text.substr(last.begin, last.end - last.begin));
+    fix_line = last.line + count_newlines(in_text.substr(last.begin, last.end - last.begin));
     fix_in_end = last.end;
     const std::size_t last_newline = with.rfind('\n');
     fix_out_column = last_newline == std::string_view::npos ? start.column + static_cast<std::int64_t>(with.size())

@@ -4,6 +4,7 @@
 // comments, literals and layout survive byte for byte.
 #include "code_tokens.hpp"
 #include "cuda_idioms_shared.hpp"
+#include "text_search.hpp"
 
 #include <r2r/convert/cg_idioms.hpp>
 #include <r2r/convert/cuda_idioms.hpp>
@@ -47,20 +48,6 @@ std::string unmapped_hint(const name_row& row) {
          section_of(row) +
          "). Rewrite this code for HIP by hand, or keep it out of the HIP build (for example under "
          "#ifndef __HIP_PLATFORM_AMD__)";
-}
-
-/// The number of '\n' in `text`: memchr jumps from line to line, where std::count looks at every byte.
-std::int64_t count_newlines(std::string_view text) noexcept {
-  std::int64_t n = 0;
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++n;
-    p = static_cast<const char*>(nl) + 1;
-  }
-  return n;
 }
 
 /// looks_like_cuda_name's first test, inline (most identifiers fail it): a name it can accept has

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Substring tests for the pre-scans that let a pass skip a file naming none of its triggers.
+// Byte scans over source text: the substring tests of the pre-scans that let a pass skip a file
+// naming none of its triggers, and the newline count the passes keep line numbers with.
 // string_view::find steps through every occurrence of the needle's first character (memchr then
 // compare), which is slow for needles starting with a common letter. contains_at_rare, which the
 // passes use, jumps between occurrences of a byte the caller picks as rare in CUDA text;
@@ -9,11 +10,26 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string_view>
 
 namespace r2r::plugins::converter {
+
+/// The number of '\n' in `text`: memchr jumps from line to line, where std::count looks at every byte.
+inline std::int64_t count_newlines(std::string_view text) noexcept {
+  std::int64_t n = 0;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
 
 inline bool contains(std::string_view text, std::string_view needle) {
   if (needle.empty()) return true;
