@@ -58,6 +58,7 @@ std::string shorten(std::string s) {
 accelerator_swap_guard::accelerator_swap_guard(const config& cfg, const sdk::host& host)
     : max_scan_bytes_(cfg.max_scan_bytes),
       policy_(policy::select(cfg.policy, r2r_guard_builtin::policy, "r2r.guard.accelerator-swap")),
+      switches_(accel::switch_matcher::shared(policy_.switches, policy_.forbidden_environment)),
       files_(cfg.max_scan_bytes),
       host_(host) {
   static const std::regex level(R"(D[0-5])");
@@ -207,9 +208,9 @@ std::vector<accelerator_swap_guard::finding> accelerator_swap_guard::check_comma
 std::vector<accelerator_swap_guard::finding> accelerator_swap_guard::switch_findings(
     const std::string& environment_text, const std::vector<std::string>& setting_lines) const {
   std::vector<finding> out;
-  for (const auto& s : accel::environment_switches(environment_text, policy_.switches))
+  for (const auto& s : switches_->environment_switches(environment_text))
     out.push_back({s.component, "sets " + s.setting + ", which turns " + s.component + " off", s.setting});
-  for (const auto& s : accel::config_switches(setting_lines, policy_.switches))
+  for (const auto& s : switches_->config_switches(setting_lines))
     out.push_back({s.component, "sets `" + shorten(s.setting) + "`, which turns " + s.component + " off", s.setting});
   return out;
 }
@@ -248,7 +249,7 @@ sdk::guard::decision accelerator_swap_guard::decide(const finding& f, const sdk:
 
 std::optional<sdk::guard::decision> accelerator_swap_guard::deny_forbidden(const std::string& text,
                                                                            const std::string& where) const {
-  const auto v = accel::forbidden_in(text, policy_.forbidden_environment);
+  const auto v = switches_->forbidden_in(text);
   if (!v) return std::nullopt;
   R2R_LOG(host_, info, "deny: sets " << v->name << " " << where);
   return sdk::guard::decision::deny(

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "package_rules.hpp"
+#include "switch_rules.hpp"
 
 #include <r2r/guards/command_view.hpp>
 #include <r2r/guards/guard_policy.hpp>
@@ -26,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -88,6 +90,7 @@ class accelerator_swap_guard {
   std::set<std::string> protected_;
   std::size_t max_scan_bytes_;
   policy::guard_policy policy_;
+  std::shared_ptr<const accel::switch_matcher> switches_;  // policy_'s switch and forbidden lists, compiled
   known_files files_;
   sdk::host host_;
 };

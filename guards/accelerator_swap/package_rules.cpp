@@ -18,10 +18,12 @@ std::string lower(std::string_view s) {
 }
 
 bool is_python(const std::string& name) {
-  return std::regex_match(name, std::regex(R"(python(\d+(\.\d+)?)?)"));
+  static const std::regex python(R"(python(\d+(\.\d+)?)?)");
+  return std::regex_match(name, python);
 }
 bool is_pip(const std::string& name) {
-  return std::regex_match(name, std::regex(R"(pip(\d+(\.\d+)?)?)"));
+  static const std::regex pip(R"(pip(\d+(\.\d+)?)?)");
+  return std::regex_match(name, pip);
 }
 
 /// Option parsing shared by pip, uv and conda: values of index/channel options are recorded, other

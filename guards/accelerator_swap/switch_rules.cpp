@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "switch_rules.hpp"
 
+#include <map>
+#include <mutex>
 #include <regex>
 
 namespace r2r::plugins::guard::accel {
@@ -20,10 +22,6 @@ std::regex assignment_of(const std::string& name) {
                     R"(['"]?\s*(\]\s*=|=|:|,)\s*['"]?([^'"\s;&|,)\]}]*))");
 }
 
-bool whole_match(const std::string& value, const std::string& pattern) {
-  return std::regex_match(value, std::regex(pattern, icase));
-}
-
 std::string strip_quotes(std::string s) {
   while (!s.empty() && (s.back() == ',' || s.back() == ';' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
@@ -32,23 +30,46 @@ std::string strip_quotes(std::string s) {
 
 }  // namespace
 
-std::optional<policy::forbidden_variable> forbidden_in(const std::string& text,
-                                                       const std::vector<policy::forbidden_variable>& list) {
-  for (const auto& v : list)
-    if (std::regex_search(text, assignment_of(v.name))) return v;
+std::shared_ptr<const switch_matcher> switch_matcher::shared(const std::vector<policy::switch_rule>& rules,
+                                                             const std::vector<policy::forbidden_variable>& forbidden) {
+  // The key holds every field, each ended by a byte that no policy string holds unescaped.
+  std::string key;
+  for (const auto& r : rules) key += r.kind + '\x1f' + r.name + '\x1f' + r.off + '\x1f' + r.component + '\x1e';
+  key += '\x1d';
+  for (const auto& v : forbidden) key += v.name + '\x1f' + v.why + '\x1e';
+  static std::mutex mutex;
+  // Kept for the life of the process: a process loads a handful of policies at most.
+  static std::map<std::string, std::shared_ptr<const switch_matcher>> built;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = built[key];
+  if (!slot) slot = std::make_shared<const switch_matcher>(rules, forbidden);
+  return slot;
+}
+
+switch_matcher::switch_matcher(const std::vector<policy::switch_rule>& rules,
+                               const std::vector<policy::forbidden_variable>& forbidden) {
+  for (const auto& r : rules) {
+    if (r.kind == "environment")
+      environment_.push_back({r, assignment_of(r.name), std::regex(r.off, icase)});
+    else if (r.kind == "config")
+      config_.push_back({r, std::regex(r.name, icase), std::regex(r.off, icase)});
+  }
+  for (const auto& v : forbidden) forbidden_.push_back({v, assignment_of(v.name)});
+}
+
+std::optional<policy::forbidden_variable> switch_matcher::forbidden_in(const std::string& text) const {
+  for (const auto& v : forbidden_)
+    if (std::regex_search(text, v.assignment)) return v.variable;
   return std::nullopt;
 }
 
-std::vector<switch_finding> environment_switches(const std::string& text,
-                                                 const std::vector<policy::switch_rule>& rules) {
+std::vector<switch_finding> switch_matcher::environment_switches(const std::string& text) const {
   std::vector<switch_finding> out;
-  for (const auto& r : rules) {
-    if (r.kind != "environment") continue;
-    const std::regex re = assignment_of(r.name);
-    for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) {
+  for (const auto& r : environment_) {
+    for (std::sregex_iterator it(text.begin(), text.end(), r.name), end; it != end; ++it) {
       const std::string value = (*it)[3].str();
-      if (whole_match(value, r.off)) {
-        out.push_back({r.component, r.name + "=" + value});
+      if (std::regex_match(value, r.off)) {
+        out.push_back({r.rule.component, r.rule.name + "=" + value});
         break;
       }
     }
@@ -56,8 +77,7 @@ std::vector<switch_finding> environment_switches(const std::string& text,
   return out;
 }
 
-std::vector<switch_finding> config_switches(const std::vector<std::string>& lines,
-                                            const std::vector<policy::switch_rule>& rules) {
+std::vector<switch_finding> switch_matcher::config_switches(const std::vector<std::string>& lines) const {
   // key: value | "key": value | key = value | --key=value | a.b.key=value (last component)
   static const std::regex assigned(
       R"((^|[\s{,(])(--)?['"]?([A-Za-z0-9_.\-]+)['"]?\s*(=|:)\s*['"]?([A-Za-z0-9_.][A-Za-z0-9_.\-]*))");
@@ -69,9 +89,9 @@ std::vector<switch_finding> config_switches(const std::vector<std::string>& line
     if (const auto dot = key.rfind('.'); dot != std::string::npos) key = key.substr(dot + 1);
     for (auto& c : key)
       if (c == '-') c = '_';
-    for (const auto& r : rules) {
-      if (r.kind != "config" || !whole_match(key, r.name) || !whole_match(strip_quotes(value), r.off)) continue;
-      out.push_back({r.component, shown});
+    for (const auto& r : config_) {
+      if (!std::regex_match(key, r.name) || !std::regex_match(strip_quotes(value), r.off)) continue;
+      out.push_back({r.rule.component, shown});
       return;
     }
   };

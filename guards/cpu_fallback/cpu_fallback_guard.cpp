@@ -36,14 +36,10 @@ std::string line_at(const std::string& text, std::size_t offset) {
   return line;
 }
 
-}  // namespace
-
-cpu_fallback_guard::cpu_fallback_guard(const config& cfg, const sdk::host& host)
-    : action_types_(cfg.action_types.begin(), cfg.action_types.end()),
-      max_scan_bytes_(cfg.max_scan_bytes),
-      files_(cfg.max_scan_bytes),
-      host_(host) {
-  rules_ = {
+/// The built-in patterns, compiled once per process (std::regex copies share the compiled
+/// automaton, so each guard instance copies them for the price of a reference count).
+const std::vector<cpu_fallback_guard::rule>& builtin_action_rules() {
+  static const std::vector<cpu_fallback_guard::rule> rules{
       {"an empty or negative *_VISIBLE_DEVICES hides every GPU",
        compile(R"(\b(CUDA|HIP|ROCR)_VISIBLE_DEVICES\s*=\s*(""|''|-1\b|(?=[\s;&|)]|$)))", "built-in")},
       {"an environment edit hides every GPU",
@@ -58,15 +54,31 @@ cpu_fallback_guard::cpu_fallback_guard(const config& cfg, const sdk::host& host)
       {"code pretends no GPU is available",
        compile(R"(torch\.cuda\.is_available\s*=\s*lambda[^:]*:\s*False)", "built-in")},
   };
-  for (const auto& pattern : cfg.extra_patterns)
-    rules_.push_back({"a configured CPU pattern", compile(pattern, "extra")});
-  output_signals_ = {
+  return rules;
+}
+
+const std::vector<cpu_fallback_guard::rule>& builtin_output_signals() {
+  static const std::vector<cpu_fallback_guard::rule> signals{
       {"the program reported running on the CPU",
        compile(R"((using|running on|selected)\s+(device\s*[:=]?\s*)?['"]?cpu\b)", "built-in")},
       {"the program reported no GPU", compile(R"(no (cuda|rocm|hip|gpu)s?\b.*(available|found|detected))", "built-in")},
       {"the program reported a CPU fallback", compile(R"(fall(ing)?\s*back to (the )?cpu)", "built-in")},
       {"torch reports no GPU", compile(R"(torch\.cuda\.is_available\(\)\s*(=|:|is)?\s*false)", "built-in")},
   };
+  return signals;
+}
+
+}  // namespace
+
+cpu_fallback_guard::cpu_fallback_guard(const config& cfg, const sdk::host& host)
+    : action_types_(cfg.action_types.begin(), cfg.action_types.end()),
+      max_scan_bytes_(cfg.max_scan_bytes),
+      files_(cfg.max_scan_bytes),
+      host_(host) {
+  rules_ = builtin_action_rules();
+  for (const auto& pattern : cfg.extra_patterns)
+    rules_.push_back({"a configured CPU pattern", compile(pattern, "extra")});
+  output_signals_ = builtin_output_signals();
   R2R_LOG(host_, debug, "cpu_fallback guard ready with " << rules_.size() << " action rules");
 }
 

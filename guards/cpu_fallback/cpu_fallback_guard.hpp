@@ -37,11 +37,13 @@ class cpu_fallback_guard {
 
   static sdk::method_table<cpu_fallback_guard> methods() { return sdk::guard::methods<cpu_fallback_guard>(); }
 
- private:
+  /// One pattern of the guard and what a match means.
   struct rule {
     std::string name;  // what the pattern means, for the reason
     std::regex pattern;
   };
+
+ private:
   /// The text of an action that could select the CPU: the command, new file content, or added lines.
   std::string scanned_text(const sdk::guard::action& action) const;
   /// Whether `type` is checked: listed in action_types; the command-running types (run,

@@ -48,6 +48,10 @@ const std::regex& kernel_definition() {
   static const std::regex r(R"(__global__\s|@triton\.jit|@triton\.autotune)");
   return r;
 }
+const std::regex& non_blank() {
+  static const std::regex r(R"(\S)");
+  return r;
+}
 const std::regex& kernel_launch() {
   static const std::regex r(
       R"(<<<|hipLaunchKernelGGL|hipLaunchKernel\b|cudaLaunchKernel|cudaLaunchCooperativeKernel|torch\.ops\.\w+\.\w+|\b_C\.\w+\(|_cuda\.\w+\(|_ext\.\w+\(|\w+_kernel\[[^\]]*\]\s*\()");
@@ -188,8 +192,8 @@ std::string critical_kind(const std::string& path, const std::vector<std::string
   static const std::regex kernel_ext(R"(\.(cu|cuh|hip)$)", icase);
   if (has_ext(path, kernel_ext)) return "kernel source";
   if (facts.kernel_files.count(known_files::normalise(path)) && name != "setup.py") return "kernel source";
-  if (is_c_family(path) && (count_matches(lines, kernel_definition()) > 0 ||
-                            count_matches(lines, std::regex(R"(<<<|hipLaunchKernelGGL)")) > 0))
+  static const std::regex launch(R"(<<<|hipLaunchKernelGGL)");
+  if (is_c_family(path) && (count_matches(lines, kernel_definition()) > 0 || count_matches(lines, launch) > 0))
     return "kernel source";
   static const std::regex cmake(R"(\.cmake$)", icase);
   if (name == "setup.py" || name == "CMakeLists.txt" || has_ext(name, cmake)) return "extension build file";
@@ -267,7 +271,7 @@ std::vector<grade> grade_change(const file_change& change, bool baseline_known, 
     const bool added_stub = std::any_of(change.added.begin(), change.added.end(), stub_body);
     if (removed_code && added_only_trivial && added_stub)
       out.push_back({"acceleration_disabled",
-                     "replaces code of " + p + " by a stub (`" + first(change.added, std::regex(R"(\S)")) + "`)"});
+                     "replaces code of " + p + " by a stub (`" + first(change.added, non_blank()) + "`)"});
   } else if (!kind.empty() && is_python(p)) {
     for (const auto& f : stubbed_functions(change.added))
       out.push_back({"acceleration_disabled", "writes " + p + " with the stubbed function " + f + "()"});

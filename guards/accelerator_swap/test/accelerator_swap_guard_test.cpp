@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of the guard logic, without loading the library (fake host).
 #include "accelerator_swap_guard.hpp"
+#include "switch_rules.hpp"
 
 #include <r2r/sdk/error.hpp>
 #include <r2r/sdk/testing/fake_host.hpp>
@@ -194,3 +195,28 @@ TEST_F(AcceleratorSwapGuard, LogsDenialsThroughTheHost) {
 }
 
 }  // namespace
+
+// Guards are created per run and per test case; the compiled switch lists are shared between
+// instances of one policy, and a different policy never gets another's patterns.
+TEST(SwitchMatcher, OnePolicyIsCompiledOnceAndAnotherPolicyGetsItsOwnPatterns) {
+  namespace accel = r2r::plugins::guard::accel;
+  namespace policy = r2r::plugins::guard::policy;
+  const std::vector<policy::switch_rule> xformers{{"environment", "XFORMERS_DISABLED", "1|true", "xformers.disabled"}};
+  const std::vector<policy::switch_rule> flash{{"environment", "USE_FLASH_ATTENTION", "0|false", "flash-attn"}};
+  const std::vector<policy::forbidden_variable> none;
+  const auto a = accel::switch_matcher::shared(xformers, none);
+  const auto b = accel::switch_matcher::shared(xformers, none);
+  const auto c = accel::switch_matcher::shared(flash, none);
+  EXPECT_EQ(a.get(), b.get());
+  ASSERT_NE(a.get(), c.get());
+  EXPECT_EQ(a->environment_switches("export XFORMERS_DISABLED=1").size(), 1U);
+  EXPECT_TRUE(a->environment_switches("export USE_FLASH_ATTENTION=0").empty());
+  ASSERT_EQ(c->environment_switches("USE_FLASH_ATTENTION=false python train.py").size(), 1U);
+  EXPECT_EQ(c->environment_switches("USE_FLASH_ATTENTION=false python train.py")[0].component, "flash-attn");
+  // Same names, another off value: a separate matcher, not the first one's.
+  const std::vector<policy::switch_rule> xformers_off_only_on_zero{
+      {"environment", "XFORMERS_DISABLED", "0", "xformers.disabled"}};
+  const auto d = accel::switch_matcher::shared(xformers_off_only_on_zero, none);
+  EXPECT_NE(a.get(), d.get());
+  EXPECT_TRUE(d->environment_switches("export XFORMERS_DISABLED=1").empty());
+}
