@@ -160,6 +160,20 @@ const std::vector<hazard_rule>& rules() {
        "its branch, so device-only code silently disappears or the wrong fallback is compiled",
        "test __HIP_DEVICE_COMPILE__ for device versus host passes, and the __gfx*__ macros (e.g. __gfx90a__, "
        "__gfx942__) or __AMDGCN_WAVEFRONT_SIZE for target features"},
+      {"cuda-version-check",
+       "error",
+       {"cdna", "rdna"},
+       "__CUDACC_VER_MAJOR__/__CUDACC_VER_MINOR__/__CUDACC_VER_BUILD__ are nvcc's version; HIP-Clang never "
+       "defines them, so they are undeclared in code and 0 in `#if`, where a version test silently takes the "
+       "branch for the oldest CUDA",
+       "test HIP_VERSION_MAJOR/HIP_VERSION_MINOR (<hip/hip_version.h>) for the HIP release, or drop a check that "
+       "only guards an nvcc requirement"},
+      {"device-pointer-arithmetic",
+       "error",
+       {"cdna", "rdna"},
+       "CUdeviceptr is an integer (unsigned long long) in CUDA, so code adds byte offsets to it; HIP's "
+       "hipDeviceptr_t is void*, on which +, - and % do not compile",
+       "do the byte arithmetic on a char pointer and convert back: (hipDeviceptr_t)((char*)p + offset)"},
       {"shared-memory-64k",
        "error",
        {"cdna", "rdna"},

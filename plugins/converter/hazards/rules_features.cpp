@@ -150,6 +150,23 @@ void cuda_arch(scan_context& ctx, std::size_t i) {
              "`#" + condition + "` tests the CUDA architecture; on HIP " + std::string(name) + " is undefined");
 }
 
+/// `__CUDACC_VER_MAJOR__` and friends: nvcc's version, which HIP-Clang never defines. In code the
+/// name is undeclared; in `#if` it is 0, so a version test takes its oldest-CUDA branch. A
+/// `defined(...)` probe is false on HIP, which is what a CUDA-only block wants: not reported.
+void cuda_version(scan_context& ctx, std::size_t i) {
+  const std::string_view name = ctx.at(i).text;
+  if (!ctx.at(i).in_directive) {
+    ctx.report("cuda-version-check", i,
+               "`" + std::string(name) + "` (nvcc's version) is used in code; HIP does not define it");
+    return;
+  }
+  const std::string directive = directive_of(ctx, i);
+  if (directive != "if" && directive != "elif") return;
+  if ((i >= 1 && ctx.is(i - 1, "defined")) || (i >= 2 && ctx.is(i - 1, "(") && ctx.is(i - 2, "defined"))) return;
+  ctx.report("cuda-version-check", i,
+             "`#" + directive + "` tests nvcc's version; on HIP " + std::string(name) + " is undefined (0)");
+}
+
 void wmma_and_async(scan_context& ctx, std::size_t i) {
   const std::string_view name = ctx.at(i).text;
   if (name == "nvcuda" || (name == "wmma" && ctx.is(i + 1, "::"))) {
@@ -184,6 +201,34 @@ void headers(scan_context& ctx, std::size_t i) {
 
 }  // namespace
 
+/// CUDA's CUdeviceptr is an integer (unsigned long long) and code adds byte offsets to it; HIP's
+/// hipDeviceptr_t is `void*`, where `+`, `-` and `%` do not compile. Finds the file's variables and
+/// members declared with either type (the scan ignores scopes) and reports each one in arithmetic.
+void device_pointer_arithmetic(scan_context& ctx) {
+  if (!ctx.mentions("CUdeviceptr") && !ctx.mentions("hipDeviceptr_t")) return;
+  std::set<std::string_view> names;
+  for (std::size_t i = 0; i + 1 < ctx.size(); ++i) {
+    if ((ctx.is(i, "CUdeviceptr") || ctx.is(i, "hipDeviceptr_t")) && ctx.is_ident(i + 1) && !ctx.at(i).in_directive) {
+      names.insert(ctx.at(i + 1).text);
+    }
+  }
+  const auto arithmetic = [&](std::size_t k) {
+    return ctx.is(k, "+") || ctx.is(k, "-") || ctx.is(k, "%") || ctx.is(k, "+=") || ctx.is(k, "-=");
+  };
+  for (std::size_t i = 1; i + 1 < ctx.size(); ++i) {
+    if (!ctx.is_ident(i) || names.count(ctx.at(i).text) == 0) continue;
+    // A declaration, a member of something else, or a cast operand: `(T*)p + n` adds to a typed
+    // pointer, which both sides allow.
+    if (ctx.is(i - 1, "CUdeviceptr") || ctx.is(i - 1, "hipDeviceptr_t") || ctx.is(i - 1, ".") || ctx.is(i - 1, "->") ||
+        ctx.is(i - 1, ")"))
+      continue;
+    if (arithmetic(i + 1) || arithmetic(i - 1)) {
+      ctx.report("device-pointer-arithmetic", i,
+                 "`" + std::string(ctx.at(i).text) + "` (CUdeviceptr, an integer in CUDA) is used in arithmetic");
+    }
+  }
+}
+
 void scan_feature_rules(scan_context& ctx) {
   // Identifiers some rule looks at; every other identifier costs one hash lookup.
   static const std::unordered_set<std::string_view> interesting = [] {
@@ -197,6 +242,7 @@ void scan_feature_rules(scan_context& ctx) {
   }();
   static const std::unordered_set<std::string_view> prop_fields(missing_device_prop_fields().begin(),
                                                                 missing_device_prop_fields().end());
+  device_pointer_arithmetic(ctx);
   const bool uses_props = ctx.mentions("cudaDeviceProp") || ctx.mentions("hipDeviceProp_t");
   for (std::size_t i = 0; i < ctx.size(); ++i) {
     const auto& t = ctx.at(i);
@@ -207,6 +253,10 @@ void scan_feature_rules(scan_context& ctx) {
     if (t.kind != token_kind::identifier) continue;
     if (t.text.size() > 12 && t.text.substr(0, 12) == "__CUDA_ARCH_") {
       cuda_arch(ctx, i);
+      continue;
+    }
+    if (t.text.size() > 13 && t.text.substr(0, 13) == "__CUDACC_VER_") {
+      cuda_version(ctx, i);
       continue;
     }
     if (uses_props && i > 0 && (ctx.is(i - 1, ".") || ctx.is(i - 1, "->")) && prop_fields.count(t.text) != 0) {

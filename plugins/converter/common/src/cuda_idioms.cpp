@@ -130,7 +130,8 @@ static_assert([] {
     if (!all_covered(c.cuda)) return false;
   for (const auto& r : renames)
     if (!all_covered(r.first)) return false;
-  for (const auto n : {"threadIdx", "blockIdx", "blockDim", "gridDim", "__global__", "__shared__", "__CUDA_ARCH__"})
+  for (const auto n :
+       {"threadIdx", "blockIdx", "blockDim", "gridDim", "__global__", "__shared__", "__CUDA_ARCH__", "__CUDA__"})
     if (!all_covered(n)) return false;
   return true;
 }());
@@ -139,20 +140,22 @@ bool may_matter(char first) {
   return first_chars[static_cast<unsigned char>(first)];
 }
 
-/// What run() does with a name that passed its first-character test: __CUDA_ARCH__, a rename or a
-/// call port (the three lists share no name: add() refuses a name listed twice). One probe
+/// What run() does with a name that passed its first-character test: __CUDA_ARCH__, __CUDA__, a
+/// rename or a call port (the lists share no name: add() refuses a name listed twice). One probe
 /// of a small open-addressing table replaces the scans of both lists.
 struct special {
   std::string_view name;
   bool cuda_arch = false;
   const std::pair<std::string_view, std::string_view>* rename = nullptr;
   const call_port* call = nullptr;
+  bool clang_cuda = false;  // __CUDA__: clang's CUDA-mode macro
 };
 
 class special_names {
  public:
   special_names() {
     add({"__CUDA_ARCH__", true, nullptr, nullptr});
+    add({"__CUDA__", false, nullptr, nullptr, true});
     for (const auto& r : renames) add({r.first, false, &r, nullptr});
     for (const auto& c : idiom_calls) add({c.cuda, false, nullptr, &c});
   }
@@ -363,6 +366,10 @@ class idiom_porter {
         on_cuda_arch(i, directive);
         continue;
       }
+      if (sp->clang_cuda) {
+        on_clang_cuda(i);
+        continue;
+      }
       if (const auto* r = sp->rename) {
         // Guard names are only rewritten where they are probed, in directives.
         if (r->second.substr(0, 4) == "HIP_" && directive.empty()) continue;
@@ -491,6 +498,30 @@ class idiom_porter {
          "non-device (value 0) branch on AMD",
          "test the AMD feature instead: __gfx90a__/__gfx942__/__gfx950__ (CDNA2/3/4, MFMA, packed FP32), "
          "__AMDGCN_WAVEFRONT_SIZE__ for the wave size, or __HIP_DEVICE_COMPILE__ for device code");
+  }
+
+  /// `__CUDA__` is what clang defines when it compiles CUDA (`defined(__clang__) &&
+  /// defined(__CUDA__)`: clang's CUDA mode, both passes); HIP-Clang defines `__HIP__` in HIP mode
+  /// instead, with the same `__host__`/`__device__`, `_Pragma` and builtins. A file that tests
+  /// `__HIP__` itself already tells the two modes apart (`#elif defined(__HIP__)`), so renaming
+  /// there would pick its CUDA branch over its own HIP branch: it is left and reported.
+  void on_clang_cuda(std::size_t i) {
+    const token& t = tokens_[i];
+    if (!mentions_hip_) {
+      mentions_hip_ = std::any_of(tokens_.begin(), tokens_.end(), [this](const token& k) {
+        return k.kind == token_kind::identifier && text_of(k) == "__HIP__";
+      });
+    }
+    if (*mentions_hip_) {
+      ++left_;
+      out_.same_in_hip.emplace("__CUDA__");
+      diag(t, "warning", "manual_port", "__CUDA__",
+           "__CUDA__ (clang's CUDA mode) was left: this file also tests __HIP__, so it has a HIP branch of its own",
+           "check that the __HIP__ branch covers what the __CUDA__ one does; HIP-Clang never defines __CUDA__");
+      return;
+    }
+    edit(i, i, "__HIP__");
+    ported(t, "__CUDA__", "__CUDA__ (clang's CUDA mode) -> __HIP__ (HIP-Clang's HIP mode)");
   }
 
   /// The call at tokens_[i]; returns the index of its last token (or i when not a call).
@@ -623,6 +654,7 @@ class idiom_porter {
   std::int64_t ported_ = 0, left_ = 0;
   bool uses_helpers_ = false, uses_builtins_ = false, has_runtime_include_ = false;
   bool uses_math_ = false, has_math_include_ = false;
+  std::optional<bool> mentions_hip_;  // whether the file tests __HIP__: found on the first __CUDA__
   token math_call_;
   std::string math_name_;
 };

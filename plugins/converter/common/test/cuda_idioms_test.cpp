@@ -122,6 +122,39 @@ TEST(CudaIdioms, CudaArchTestsOfDeviceCompilationArePortedAndSmGatesReported) {
   EXPECT_THAT(d->hint, HasSubstr("__gfx942__"));
 }
 
+TEST(CudaIdioms, ClangCudaModeTestsBecomeHipModeTests) {
+  // tiny-cuda-nn's common.h: without the rename, HIP-Clang takes the nvcc-only `#pragma` inside a
+  // macro and leaves TCNN_HOST_DEVICE empty and linear_kernel undefined.
+  const std::string in =
+      "#if defined(__CUDACC_RTC__) || (defined(__clang__) && defined(__CUDA__))\n"
+      "#define UNROLL _Pragma(\"unroll\")\n#else\n#define UNROLL #pragma unroll\n#endif\n"
+      "#if defined(__NVCC__) || (defined(__clang__) && defined(__CUDA__))\n#define HD __host__ __device__\n#endif\n"
+      "#ifdef __CUDA__\nint a; // __CUDA__\n#endif\nconst char* s = \"__CUDA__\";\n";
+  const auto out = convert_source("common.h", in, {});
+  EXPECT_EQ(
+      out.text,
+      "#if defined(__CUDACC_RTC__) || (defined(__clang__) && defined(__HIP__))\n"
+      "#define UNROLL _Pragma(\"unroll\")\n#else\n#define UNROLL #pragma unroll\n#endif\n"
+      "#if defined(__NVCC__) || (defined(__clang__) && defined(__HIP__))\n#define HD __host__ __device__\n#endif\n"
+      "#ifdef __HIP__\nint a; // __CUDA__\n#endif\nconst char* s = \"__CUDA__\";\n");
+  const auto* d = find_diag(out, "ported", "__CUDA__");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, 1);
+  EXPECT_EQ(find_diag(out, "unknown_cuda_name", "__CUDA__"), nullptr) << "a ported name is not reported as unknown";
+}
+
+TEST(CudaIdioms, ClangCudaModeIsLeftWhereTheFileHasAHipBranch) {
+  // Renaming here would make the CUDA branch win over the file's own HIP branch.
+  const std::string in = "#if defined(__CUDA__)\nint cuda;\n#elif defined(__HIP__)\nint hip;\n#endif\n";
+  const auto out = convert_source("a.h", in, {});
+  EXPECT_EQ(out.text, in);
+  const auto* d = find_diag(out, "manual_port", "__CUDA__");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->line, 1);
+  EXPECT_EQ(d->severity, "warning");
+  EXPECT_EQ(find_diag(out, "unknown_cuda_name", "__CUDA__"), nullptr) << "reported once, with the reason";
+}
+
 TEST(CudaIdioms, CacheHintsTrapBf16AndRuntimeGuards) {
   const std::string in =
       "#include <cuda_bf16.h>\n"

@@ -126,6 +126,29 @@ TEST(Hazards, CudaArchChecks) {
   EXPECT_EQ(lines_of(text, "cuda-arch-check"), (std::vector<std::int64_t>{1, 4, 7}));
 }
 
+TEST(Hazards, CudaVersionChecks) {
+  // tiny-cuda-nn's common.cu asserts the nvcc version in code; fmt probes it with defined().
+  const std::string text =
+      "static_assert(\n  __CUDACC_VER_MAJOR__ > 10 || (__CUDACC_VER_MAJOR__ == 10 && __CUDACC_VER_MINOR__ >= 2),\n"
+      "  \"needs CUDA 10.2\");\n#if defined(__CUDACC_VER_MAJOR__)\n#define V (__CUDACC_VER_MAJOR__ * 100)\n"
+      "#elif __CUDACC_VER_BUILD__ > 0\n#endif\n#ifdef __CUDACC_VER_MAJOR__\n#endif\n";
+  EXPECT_EQ(lines_of(text, "cuda-version-check"), (std::vector<std::int64_t>{2, 6})) << "one hazard per rule and line";
+  const auto scan = scan_hazards("common.cu", text);
+  ASSERT_FALSE(scan.hazards.empty());
+  EXPECT_EQ(scan.hazards[0].severity, "error");
+  EXPECT_THAT(scan.hazards[0].fix, HasSubstr("HIP_VERSION_MAJOR"));
+}
+
+TEST(Hazards, DevicePointerArithmetic) {
+  // tiny-cuda-nn's gpu_memory.h maps memory at a byte offset from a reserved CUdeviceptr.
+  const std::string text =
+      "struct Arena {\n  hipDeviceptr_t m_base = {};\n  size_t m_size = 0;\n"
+      "  void grow(size_t n) {\n    hipMemMap(m_base + m_size, n, 0, h, 0);\n    m_size += n;\n"
+      "    uint8_t* p = (uint8_t*)m_base + 1;\n    if (m_base) free(m_base);\n    q = 4 - m_base;\n  }\n};\n";
+  EXPECT_EQ(lines_of(text, "device-pointer-arithmetic"), (std::vector<std::int64_t>{5, 9}));
+  EXPECT_TRUE(lines_of("size_t base = 0;\nvoid* p = base + 1;\n", "device-pointer-arithmetic").empty());
+}
+
 TEST(Hazards, WmmaCpAsyncTmaAndClusters) {
   const std::string text =
       "#include <mma.h>\nusing namespace nvcuda;\nwmma::fragment<wmma::matrix_a, 16, 16, 16, half> a;\n"

@@ -9,6 +9,7 @@ __global__ void block_sum(const T* in, T* out, int n) {
   const int i = blockIdx.x * kBlock + threadIdx.x;
   partial[threadIdx.x] = i < n ? in[i] : T(0);
   __syncthreads();
+  UNROLL
   for (int stride = kBlock / 2; stride > 0; stride >>= 1) {
     if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
     __syncthreads();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Test corpus: a project header with macros around CUDA calls, __CUDACC__ guards and templates.
+// Test corpus: a project header with macros around CUDA calls, __CUDACC__ and clang-CUDA guards and
+// templates.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -10,6 +11,18 @@
 #define HOST_DEVICE __host__ __device__
 #else
 #define HOST_DEVICE
+#endif
+
+// An unroll hint for device code: clang's CUDA mode (__CUDA__) needs _Pragma, nvcc takes the
+// directive itself (the tiny-cuda-nn idiom). Ported, __CUDA__ is HIP-Clang's __HIP__.
+#if defined(__HIP_DEVICE_COMPILE__)
+#if defined(__clang__) && defined(__HIP__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL #pragma unroll
+#endif
+#else
+#define UNROLL
 #endif
 
 #define CUDA_TRY(expr)                                                         \
