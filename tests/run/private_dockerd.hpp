@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A dockerd private to one test: its own data and exec roots and unix socket under a temporary
 // directory, started in the constructor and stopped by PID in the destructor; and local base
-// images made from the host's static busybox (never pulled).
+// images made from the host's static busybox (never pulled). network_service.hpp adds an internal
+// network with a server container on it.
 // OWNERSHIP: the object owns the daemon process. THREADING: one test thread.
 #pragma once
 
@@ -21,6 +22,15 @@
 #include <thread>
 
 namespace r2r::test {
+
+/// Why a test that starts its own dockerd cannot run here (not root, no docker binaries); empty
+/// when it can.
+inline std::string private_dockerd_blocker() {
+  if (geteuid() != 0) return "dockerd needs root here; run the suite as root (CI does)";
+  if (run_process("command -v dockerd && command -v docker").exit_code != 0)
+    return "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
+  return {};
+}
 
 class private_dockerd {
  public:

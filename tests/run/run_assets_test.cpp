@@ -10,7 +10,7 @@
 // a token, ends the run not_verified naming the id and the file:line; the token never lands in
 // the run directory. No AMD GPU here: the verifier's own verdict is no_device. Skips, saying why,
 // when dockerd or the Debian + python3-pip test image is missing.
-#include "private_dockerd.hpp"
+#include "network_service.hpp"
 #include "run_fixture.hpp"
 
 #include "../plan/fixture_repos.hpp"
@@ -18,12 +18,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <thread>
 
 namespace {
 
@@ -38,12 +35,6 @@ namespace fs = std::filesystem;
 constexpr const char* image = "local/debian-pip";
 constexpr const char* network = "r2r-test-hub";
 constexpr const char* token = "hf_r2rTestToken0123456789abcdef";
-
-fs::path rootfs() {
-  if (const char* e = std::getenv("R2R_TEST_IMAGE_ROOTFS"); e != nullptr && *e != '\0') return e;
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr && *home != '\0' ? home : "/root") / ".local/state/repo2rocm/test-images/debian-pip";
-}
 
 // The workload line that asks for the model is line 12 of workload.py.
 constexpr int asked_line = 12;
@@ -67,79 +58,36 @@ std::string workload(const std::string& id) {
 }
 
 struct hub_world {
-  std::string why;
   r2r::test::temp_dir tmp;
-  std::unique_ptr<r2r::test::private_dockerd> dockerd;
+  std::unique_ptr<r2r::test::network_service> hub;
+  std::string why;
   std::string endpoint;
   fs::path pipeline;
   fs::path offline_pipeline;  // the same, under the network policy `none`
 
   hub_world() {
-    if (geteuid() != 0) {
-      why = "dockerd needs root here; run the suite as root (CI does)";
-      return;
-    }
-    if (run_process("command -v dockerd && command -v docker").exit_code != 0) {
-      why = "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
-      return;
-    }
-    if (!fs::exists(rootfs() / ".r2r-test-image")) {
-      why = "no test rootfs at " + rootfs().string() + " (scripts/test-images/debian-pip.sh builds it)";
-      return;
-    }
-    dockerd = std::make_unique<r2r::test::private_dockerd>(tmp.path() / "dockerd");
-    if (!dockerd->ready()) {
-      why = "dockerd could not start here:\n" + dockerd->log();
-      return;
-    }
-    const auto imported = run_process("tar -C '" + rootfs().string() +
-                                      "' --exclude=./.r2r-test-image -c . | DOCKER_HOST='unix://" + dockerd->socket() +
-                                      "' docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-                                      "/sbin:/bin' - " +
-                                      image);
-    if (imported.exit_code != 0) {
-      why = "importing the test image failed: " + imported.err;
-      return;
-    }
     // The hub's tree: one public model (two files, one in a subdirectory) and one gated model.
-    const fs::path hub = tmp.path() / "hub";
-    r2r::test::write_file(hub / "models/r2r-org/tiny-model", "config.json", "{\"hidden_size\": 64}\n");
-    r2r::test::write_file(hub / "models/r2r-org/tiny-model", "tokenizer/vocab.txt", "a\nb\n");
-    r2r::test::write_file(hub / "models/r2r-org/gated-model", "config.json", "{\"hidden_size\": 32}\n");
-    r2r::test::write_file(hub / "models/r2r-org/gated-model", ".gated", std::string(token) + "\n");
+    const fs::path tree = tmp.path() / "hub";
+    r2r::test::write_file(tree / "models/r2r-org/tiny-model", "config.json", "{\"hidden_size\": 64}\n");
+    r2r::test::write_file(tree / "models/r2r-org/tiny-model", "tokenizer/vocab.txt", "a\nb\n");
+    r2r::test::write_file(tree / "models/r2r-org/gated-model", "config.json", "{\"hidden_size\": 32}\n");
+    r2r::test::write_file(tree / "models/r2r-org/gated-model", ".gated", std::string(token) + "\n");
     // A hostile hub entry: it lists a file name that climbs out of the snapshot directory.
-    r2r::test::write_file(hub / "models/r2r-org/evil-model", "config.json", "{}\n");
-    r2r::test::write_file(hub / "models/r2r-org/evil-model", ".siblings",
+    r2r::test::write_file(tree / "models/r2r-org/evil-model", "config.json", "{}\n");
+    r2r::test::write_file(tree / "models/r2r-org/evil-model", ".siblings",
                           "[\"config.json\", \"../../../../../../escaped.txt\"]\n");
     fs::copy_file(r2r::test::env_path("R2R_SOURCE_DIR") / "tests/run/hf_hub_server.py", tmp.path() / "server.py");
-    const auto net = dockerd->docker(std::string("network create --internal ") + network);
-    if (net.exit_code != 0) {
-      why = "docker network create failed: " + net.err;
-      return;
-    }
-    const auto server = dockerd->docker(std::string("run -d --name r2r-hub --network ") + network + " -v '" +
-                                        hub.string() + ":/srv:ro' -v '" + (tmp.path() / "server.py").string() +
-                                        ":/server.py:ro' " + image + " python3 /server.py 8080 /srv");
-    if (server.exit_code != 0) {
-      why = "the hub server did not start: " + server.err;
-      return;
-    }
-    auto ip = dockerd
-                  ->docker(std::string("inspect -f '{{(index .NetworkSettings.Networks \"") + network +
-                           "\").IPAddress}}' r2r-hub")
-                  .out;
-    while (!ip.empty() && (ip.back() == '\n' || ip.back() == '\r')) ip.pop_back();
-    endpoint = "http://" + ip + ":8080";
-    bool up = false;
-    for (int i = 0; i < 100 && !up && !ip.empty(); ++i) {
-      up = run_process("curl -sf -o /dev/null '" + endpoint + "/api/models/r2r-org/tiny-model/revision/main'")
-               .exit_code == 0;
-      if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (!up) {
-      why = "the hub server did not answer at " + endpoint + ": " + dockerd->docker("logs r2r-hub").err;
-      return;
-    }
+    r2r::test::service_options o;
+    o.dir = tmp.path() / "dockerd";
+    o.image = image;
+    o.network = network;
+    o.name = "r2r-hub";
+    o.run_args = "-v '" + tree.string() + ":/srv:ro' -v '" + (tmp.path() / "server.py").string() + ":/server.py:ro'";
+    o.command = "python3 /server.py 8080 /srv";
+    o.ready_path = "/api/models/r2r-org/tiny-model/revision/main";
+    hub = std::make_unique<r2r::test::network_service>(o);
+    if (why = hub->why(); !why.empty()) return;
+    endpoint = hub->url();
     // The built-in run pipeline with the docker sandbox alone (installs on the hub's network).
     json p = json::parse(read_text(r2r::test::env_path("R2R_SOURCE_DIR") / "configs/pipelines/run.json"));
     p.erase("$schema");
@@ -157,14 +105,6 @@ struct hub_world {
     offline_pipeline = tmp.path() / "pipeline-none.json";
     std::ofstream(offline_pipeline) << p.dump(2);
   }
-  // The network goes before the engine: dockerd leaves a user network's bridge on the host when it
-  // stops, and leaked bridges use up the address pools the next engine allocates from.
-  ~hub_world() {
-    if (!dockerd || !dockerd->ready()) return;
-    (void)dockerd->docker("rm -f r2r-hub");
-    (void)dockerd->docker(std::string("network rm ") + network);
-  }
-
   /// A git repository whose workload loads `id`.
   fs::path repo(const std::string& name, const std::string& id) {
     const fs::path r = tmp.path() / name;
@@ -176,10 +116,9 @@ struct hub_world {
   }
   /// GET lines of the hub's log that fetched a file (resolve), so far.
   int resolves() const {
-    const auto logs = dockerd->docker("logs r2r-hub");
+    const std::string logs = hub->logs();
     int n = 0;
-    for (auto pos = logs.err.find("/resolve/"); pos != std::string::npos; pos = logs.err.find("/resolve/", pos + 1))
-      ++n;
+    for (auto pos = logs.find("/resolve/"); pos != std::string::npos; pos = logs.find("/resolve/", pos + 1)) ++n;
     return n;
   }
 };
@@ -202,7 +141,7 @@ class RunAssets : public ::testing::Test {
                                                   image + " --pipeline '" +
                                                   (pipeline.empty() ? world().pipeline : pipeline).string() +
                                                   "' --run-dir '" + dir.string() + "'" + extra,
-                                              world().dockerd->socket()) +
+                                              world().hub->dockerd().socket()) +
                        " 2>&1");
   }
   static std::map<std::string, json> finished(const std::string& out) {
@@ -258,7 +197,7 @@ TEST_F(RunAssets, TheModelIsFetchedIntoTheHubLayoutAndTheWorkloadReadsItOfflineA
   EXPECT_EQ(f["verify"]["results"]["environment_probe"]["stdout_tail"], "final loss: 0.0451");
 
   // The token was sent (the hub logged an Authorization) but is written nowhere.
-  EXPECT_THAT(world().dockerd->docker("logs r2r-hub").err, HasSubstr("auth=yes"));
+  EXPECT_THAT(world().hub->logs(), HasSubstr("auth=yes"));
   EXPECT_EQ(files_holding(dir, token), std::vector<std::string>{});
   EXPECT_THAT(r.out, Not(HasSubstr(token)));
 }

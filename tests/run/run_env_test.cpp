@@ -9,7 +9,7 @@
 // there. The same run with that step taken out of the record by hand ends `not_verified: environment not reproducible`.
 // No AMD GPU here: the verifier's own verdict is no_device; the assertions are on the stage's
 // rebuild record. Skips, saying why, when dockerd or the test image is missing.
-#include "private_dockerd.hpp"
+#include "network_service.hpp"
 #include "run_fixture.hpp"
 
 #include "../plan/fixture_repos.hpp"
@@ -17,12 +17,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <thread>
 
 namespace {
 
@@ -37,47 +34,16 @@ constexpr const char* image = "local/debian-pip";
 constexpr const char* network = "r2r-test-index";
 constexpr const char* install = "python3 -m pip install --no-cache-dir --disable-pip-version-check r2r-app";
 
-fs::path rootfs() {
-  if (const char* e = std::getenv("R2R_TEST_IMAGE_ROOTFS"); e != nullptr && *e != '\0') return e;
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr && *home != '\0' ? home : "/root") / ".local/state/repo2rocm/test-images/debian-pip";
-}
-
 struct env_world {
-  std::string why;
   r2r::test::temp_dir tmp;
-  std::unique_ptr<r2r::test::private_dockerd> dockerd;
+  std::unique_ptr<r2r::test::network_service> index_server;
+  std::string why;
   std::string index_url;
   fs::path repo;
   fs::path pipeline;
 
   env_world() {
-    if (geteuid() != 0) {
-      why = "dockerd needs root here; run the suite as root (CI does)";
-      return;
-    }
-    if (run_process("command -v dockerd && command -v docker").exit_code != 0) {
-      why = "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
-      return;
-    }
-    if (!fs::exists(rootfs() / ".r2r-test-image")) {
-      why = "no test rootfs at " + rootfs().string() + " (scripts/test-images/debian-pip.sh builds it)";
-      return;
-    }
-    dockerd = std::make_unique<r2r::test::private_dockerd>(tmp.path() / "dockerd");
-    if (!dockerd->ready()) {
-      why = "dockerd could not start here:\n" + dockerd->log();
-      return;
-    }
-    const auto imported = run_process("tar -C '" + rootfs().string() +
-                                      "' --exclude=./.r2r-test-image -c . | DOCKER_HOST='unix://" + dockerd->socket() +
-                                      "' docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-                                      "/sbin:/bin' - " +
-                                      image);
-    if (imported.exit_code != 0) {
-      why = "importing the test image failed: " + imported.err;
-      return;
-    }
+    if (why = r2r::test::private_dockerd_blocker(); !why.empty()) return;
     const fs::path index = tmp.path() / "index";
     const auto made = run_process(
         "/usr/bin/python3 '" +
@@ -87,38 +53,17 @@ struct env_world {
       why = "make_package_index.py failed: " + made.err;
       return;
     }
-    // Internal: no route out of the engine's namespaces; only its members reach the index.
-    const auto net = dockerd->docker(std::string("network create --internal ") + network);
-    if (net.exit_code != 0) {
-      why = "docker network create failed: " + net.err;
-      return;
-    }
-    const auto server =
-        dockerd->docker(std::string("run -d --name r2r-index --network ") + network + " -v '" + index.string() +
-                        ":/srv:ro' " + image + " python3 -m http.server 8080 --directory /srv");
-    if (server.exit_code != 0) {
-      why = "the index server did not start: " + server.err;
-      return;
-    }
-    auto ip = dockerd
-                  ->docker(std::string("inspect -f '{{(index .NetworkSettings.Networks \"") + network +
-                           "\").IPAddress}}' r2r-index")
-                  .out;
-    while (!ip.empty() && (ip.back() == '\n' || ip.back() == '\r')) ip.pop_back();
-    index_url = "http://" + ip + ":8080/simple";
-    bool up = false;
-    for (int i = 0; i < 100 && !up; ++i) {
-      up = dockerd
-               ->docker(
-                   "exec r2r-index python3 -c \"import urllib.request; "
-                   "urllib.request.urlopen('http://127.0.0.1:8080/simple/')\"")
-               .exit_code == 0;
-      if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (ip.empty() || !up) {
-      why = "the index server did not answer";
-      return;
-    }
+    r2r::test::service_options o;
+    o.dir = tmp.path() / "dockerd";
+    o.image = image;
+    o.network = network;
+    o.name = "r2r-index";
+    o.run_args = "-v '" + index.string() + ":/srv:ro'";
+    o.command = "python3 -m http.server 8080 --directory /srv";
+    o.ready_path = "/simple/";
+    index_server = std::make_unique<r2r::test::network_service>(o);
+    if (why = index_server->why(); !why.empty()) return;
+    index_url = index_server->url() + "/simple";
     repo = tmp.path() / "env-fixture";
     r2r::test::write_file(repo, "README.md",
                           "# env fixture\n\nRun the workload:\n\n```bash\npython3 workload.py\n```\n");
@@ -143,13 +88,6 @@ struct env_world {
     pipeline = tmp.path() / "pipeline.json";
     std::ofstream(pipeline) << p.dump(2);
   }
-  // The network goes before the engine: dockerd leaves a user network's bridge on the host when it
-  // stops, and leaked bridges use up the address pools the next engine allocates from.
-  ~env_world() {
-    if (!dockerd || !dockerd->ready()) return;
-    (void)dockerd->docker("rm -f r2r-index");
-    (void)dockerd->docker(std::string("network rm ") + network);
-  }
 };
 
 class RunEnvironment : public ::testing::Test {
@@ -166,7 +104,7 @@ class RunEnvironment : public ::testing::Test {
                                               "'" + world().repo.string() + "' --mode 1 --json --base-image " + image +
                                                   " --pipeline '" + world().pipeline.string() + "' --run-dir '" +
                                                   dir.string() + "'" + extra,
-                                              world().dockerd->socket()) +
+                                              world().index_server->dockerd().socket()) +
                        " 2>&1");
   }
   static std::map<std::string, json> finished(const std::string& out) {
@@ -213,10 +151,10 @@ TEST_F(RunEnvironment, TheExecutorsInstallIsRebuiltFromTheBundleAndTheWorkloadIm
   EXPECT_EQ(json::parse(read_text(dir / "bundle/report.json"))["versions"]["image"], rebuilt);
   // The run's images are gone with it; the bundle alone rebuilds the same environment (the
   // index is the Dockerfile's ARG default), and there, offline, the packages import.
-  const auto rebuilt_by_hand = world().dockerd->docker(std::string("build -q --network ") + network +
-                                                       " -t local/r2r-env-bundle '" + (dir / "bundle").string() + "'");
+  const auto rebuilt_by_hand = world().index_server->dockerd().docker(
+      std::string("build -q --network ") + network + " -t local/r2r-env-bundle '" + (dir / "bundle").string() + "'");
   ASSERT_EQ(rebuilt_by_hand.exit_code, 0) << rebuilt_by_hand.out << rebuilt_by_hand.err;
-  const auto imported = world().dockerd->docker(
+  const auto imported = world().index_server->dockerd().docker(
       "run --rm --network none local/r2r-env-bundle python3 -c 'import r2r_app; print(r2r_app.VALUE)'");
   EXPECT_EQ(imported.out, "app-ok+base-ok\n") << imported.err;
 }

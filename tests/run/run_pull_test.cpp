@@ -42,14 +42,7 @@ struct pull_world {
   fs::path repo;
 
   pull_world() {
-    if (geteuid() != 0) {
-      why = "dockerd and the network namespace need root here; run the suite as root (CI does)";
-      return;
-    }
-    if (run_process("command -v dockerd && command -v docker").exit_code != 0) {
-      why = "dockerd/docker not installed (scripts/bootstrap.sh installs docker.io)";
-      return;
-    }
+    if (why = r2r::test::private_dockerd_blocker(); !why.empty()) return;  // the namespace needs root too
     registry = std::make_unique<r2r::plugins::sandbox::docker::testing::test_registry>(tmp.path() / "registry");
     if (!registry->why().empty()) {
       why = registry->why();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The pure half of `--paper URL` (fetch.hpp): URL redaction and the document in a downloaded body.
+// The pure half of `--paper URL` (fetch.hpp): which arguments are URLs, and the document in a
+// downloaded body.
 #include <r2r/paper/fetch.hpp>
+#include <r2r/support/http/url.hpp>
 
 #include "utf8.hpp"
 
@@ -63,19 +65,9 @@ bool looks_like_url(std::string_view arg) {
 std::string refused_scheme(std::string_view url) {
   const std::string scheme = lower(url.substr(0, url.find("://")));
   if (scheme == "http" || scheme == "https") return {};
-  return "paper '" + redact_url(url) + "': only http:// and https:// URLs are downloaded, found the scheme '" + scheme +
+  return "paper '" + support::http::redact_url(url) +
+         "': only http:// and https:// URLs are downloaded, found the scheme '" + scheme +
          "'; give an http(s) link or a local file";
-}
-
-std::string redact_url(std::string_view url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const auto start = scheme_end + 3;
-  auto end = url.find_first_of("/?#", start);
-  if (end == std::string_view::npos) end = url.size();
-  const auto at = url.substr(start, end - start).rfind('@');
-  if (at == std::string_view::npos) return std::string(url);
-  return std::string(url.substr(0, start)) + "***" + std::string(url.substr(start + at));
 }
 
 load_result<document> load_fetched(std::string_view bytes, const std::string& final_url, const std::string& shown) {

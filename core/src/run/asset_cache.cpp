@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "asset_cache.hpp"
 
-#include "asset_http.hpp"
-
 #include <r2r/report/sha256.hpp>
+#include <r2r/support/http/get.hpp>
+#include <r2r/support/http/url.hpp>
 
 #include <cctype>
 #include <fstream>
@@ -15,8 +15,27 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+namespace http = support::http;
 
 constexpr std::size_t max_api_bytes = 16u << 20;
+
+/// A GET of `url`; `token` (when not empty) is a bearer token for the URL's origin only (a Hub's
+/// resolve answer redirects to a CDN, which must not see it).
+http::get_request asset_get(const std::string& url, const std::string& token, std::chrono::seconds timeout) {
+  http::get_request r;
+  r.url = url;
+  if (!token.empty()) r.origin_headers.push_back({"Authorization", "Bearer " + token});
+  r.total_timeout = timeout;
+  r.user_agent = "repo2rocm (asset fetch)";
+  return r;
+}
+
+/// asset_get for the Hub at HF_ENDPOINT, whose failures say that it can be pointed elsewhere.
+http::get_request hub_get(const std::string& url, const std::string& token, std::chrono::seconds timeout) {
+  http::get_request r = asset_get(url, token, timeout);
+  r.more_advice = "or point HF_ENDPOINT at a reachable Hub or mirror";
+  return r;
+}
 
 /// A relative '/'-separated path with no empty, `.` or `..` part and no backslash.
 bool safe_relative(const std::string& p) {
@@ -64,8 +83,8 @@ fetch_outcome outcome(std::string status, std::string reason) {
 }
 
 /// The outcome of an HTTP answer that is not 200, naming `what`.
-fetch_outcome refused(const http_answer& a, const std::string& what, const std::string& where, bool token) {
-  if (!a.error.empty()) return outcome("failed", what + ": " + a.error);
+fetch_outcome refused(const http::get_result& a, const std::string& what, const std::string& where, bool token) {
+  if (!a.answered()) return outcome("failed", what + ": GET " + a.final_url + ": " + a.error);
   if (a.status == 401 || a.status == 403)
     return outcome("gated", what + " is gated or private (HTTP " + std::to_string(a.status) + " from " + where +
                                 (token ? "): the token in HF_TOKEN has no access to it; accept its terms on the Hub "
@@ -74,7 +93,7 @@ fetch_outcome refused(const http_answer& a, const std::string& what, const std::
   if (a.status == 404)
     return outcome("missing", what + " does not exist (HTTP 404 from " + where +
                                   "); check the id and revision the repository names, or the mirror (HF_ENDPOINT)");
-  return outcome("failed", what + ": HTTP " + std::to_string(a.status) + " from " + where + "; retry later");
+  return outcome("failed", what + ": " + http::status_text(a.status) + " from " + where + "; retry later");
 }
 
 /// Downloads `url` into `dir`/.incoming, then renames it to `dir`/<sha256> (blobs) or to `final_path`.
@@ -83,14 +102,14 @@ struct stored {
   std::uintmax_t size = 0;
   fs::path path;
 };
-tl::expected<stored, fetch_outcome> download(const http_request& request, const fs::path& incoming,
+tl::expected<stored, fetch_outcome> download(const http::get_request& request, const fs::path& incoming,
                                              const std::string& what, const std::string& where) {
   std::error_code ec;
   fs::create_directories(incoming.parent_path(), ec);
-  const auto answer = get_file(request, incoming);
-  if (!answer.error.empty() || answer.status != 200) {
+  const auto answer = http::get_file(request, incoming);
+  if (!answer.answered() || answer.status != 200) {
     fs::remove(incoming, ec);
-    return tl::unexpected(refused(answer, what, where, !request.bearer.empty()));
+    return tl::unexpected(refused(answer, what, where, !request.origin_headers.empty()));
   }
   auto digest = report::sha256_file(incoming);
   if (!digest) return tl::unexpected(outcome("failed", what + ": " + digest.error().message));
@@ -146,15 +165,17 @@ fetch_outcome fetch_hub(const json& asset, const fs::path& cache, const hub_sour
   }
   const std::string api = hub.endpoint + "/api/" + (kind == "hf_dataset" ? "datasets/" : "models/") + id +
                           "/revision/" + encode(revision, false);
-  std::string body;
-  const auto answer = get_text({api, hub.token, std::chrono::seconds(120)}, body, max_api_bytes);
-  if (!answer.error.empty() || answer.status != 200) return refused(answer, what, hub.endpoint, !hub.token.empty());
-  json info = json::parse(body, nullptr, false);
+  http::get_request api_get = hub_get(api, hub.token, std::chrono::seconds(120));
+  api_get.max_bytes = max_api_bytes;
+  const auto answer = http::get_string(api_get);
+  if (!answer.answered() || answer.status != 200)
+    return refused(answer, what, http::redact_url(hub.endpoint), !hub.token.empty());
+  json info = json::parse(answer.body, nullptr, false);
   static const std::regex commit_re("[0-9a-f]{40}");
   if (!info.is_object() || !info.contains("sha") || !info["sha"].is_string() ||
       !std::regex_match(info["sha"].get<std::string>(), commit_re) || !info.contains("siblings") ||
       !info["siblings"].is_array())
-    return outcome("failed", what + ": " + hub.endpoint +
+    return outcome("failed", what + ": " + http::redact_url(hub.endpoint) +
                                  " answered the revision API without a 40-hex `sha` and a `siblings` list; is it a "
                                  "Hugging Face Hub or a mirror of one?");
   const std::string commit = info["sha"];
@@ -180,8 +201,9 @@ fetch_outcome fetch_hub(const json& asset, const fs::path& cache, const hub_sour
       progress("fetching " + what + ": " + path);
       const std::string url = hub.endpoint + "/" + (kind == "hf_dataset" ? "datasets/" : "") + id + "/resolve/" +
                               commit + "/" + encode(path, true);
-      auto got = download({url, hub.token, std::chrono::seconds(3600)},
-                          root / "blobs" / (".incoming-" + std::to_string(n++)), what + " file " + path, hub.endpoint);
+      auto got = download(hub_get(url, hub.token, std::chrono::seconds(3600)),
+                          root / "blobs" / (".incoming-" + std::to_string(n++)), what + " file " + path,
+                          http::redact_url(hub.endpoint));
       if (!got) return got.error();
       if (!place(got->path, root / "blobs" / got->sha256))
         return outcome("failed", what + ": cannot store " + path + " under " + (root / "blobs").string());
@@ -206,7 +228,7 @@ fetch_outcome fetch_hub(const json& asset, const fs::path& cache, const hub_sour
 
 fetch_outcome fetch_url(const json& asset, const fs::path& cache, const json& known, const progress_fn& progress) {
   const std::string url = asset.value("id", "");
-  const std::string what = "download " + url;
+  const std::string what = "download " + http::redact_url(url);
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
     return outcome("failed", what + ": only http:// and https:// URLs are fetched");
   const std::string key = report::sha256_hex(url);
@@ -224,7 +246,7 @@ fetch_outcome fetch_url(const json& asset, const fs::path& cache, const json& kn
     return o;
   }
   progress("fetching " + what);
-  auto got = download({url, "", std::chrono::seconds(3600)}, dir / ".incoming", what, url);
+  auto got = download(asset_get(url, "", std::chrono::seconds(3600)), dir / ".incoming", what, http::redact_url(url));
   if (!got) return got.error();
   if (!place(got->path, dir / name)) return outcome("failed", what + ": cannot store it under " + dir.string());
   fetch_outcome o = outcome("fetched", "");

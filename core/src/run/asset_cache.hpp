@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The run's asset cache, RUN_DIR/assets, filled by repo2rocm itself over HTTP (asset_http.hpp):
+// The run's asset cache, RUN_DIR/assets, filled by repo2rocm itself over HTTP (support/http get.hpp):
 //   hf/hub/models--ORG--NAME/{blobs/<sha256>, snapshots/<commit>/<path> -> ../../blobs/<sha256>,
 //   refs/<revision>}   (datasets: datasets--ORG--NAME), the layout huggingface_hub reads offline
 //   under HF_HOME=…/hf;

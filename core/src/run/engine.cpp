@@ -11,7 +11,7 @@
 #include <r2r/core/pipeline_session.hpp>
 #include <r2r/core/plugin_registry.hpp>
 #include <r2r/core/stage_runner.hpp>
-#include <r2r/paper/fetch.hpp>
+#include <r2r/support/http/url.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -38,7 +38,7 @@ json run_record(const run_options& o, const std::string& pipeline) {
   json record{{"source", o.source}, {"commit", o.commit},         {"mode", o.mode},
               {"arch", o.arch},     {"base_image", o.base_image}, {"pipeline", pipeline}};
   // Absent without --paper: older run.json files match. A URL's credentials never reach the record.
-  if (!o.paper.empty()) record["paper"] = paper::redact_url(o.paper.string());
+  if (!o.paper.empty()) record["paper"] = support::http::redact_url(o.paper.string());
   return record;
 }
 

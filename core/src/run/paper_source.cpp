@@ -6,6 +6,7 @@
 
 #include <r2r/paper/fetch.hpp>
 #include <r2r/report/sha256.hpp>
+#include <r2r/support/http/url.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -42,7 +43,7 @@ bool http_scheme(const std::string& url) {
 }
 
 core::result<paper_input> from_url(const std::string& url, const fs::path& earlier) {
-  const std::string shown = paper::redact_url(url);
+  const std::string shown = support::http::redact_url(url);
   const auto before = earlier_record(earlier, shown);
   paper_input in;
   kept_paper kept;

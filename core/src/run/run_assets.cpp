@@ -3,7 +3,7 @@
 
 #include "asset_cache.hpp"
 
-#include <r2r/paper/fetch.hpp>
+#include <r2r/support/http/url.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -116,7 +116,7 @@ assets_step fetch_plan_assets(run_context& ctx) {
     return out;
   }
   const json before = read_manifest(dir / "manifest.json");
-  json manifest{{"endpoint", paper::redact_url(hub.endpoint)}, {"assets", json::array()}};
+  json manifest{{"endpoint", support::http::redact_url(hub.endpoint)}, {"assets", json::array()}};
   int fetched = 0, cached = 0;
   std::uintmax_t bytes = 0;
   for (const auto& a : wanted) {

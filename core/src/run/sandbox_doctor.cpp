@@ -5,7 +5,7 @@
 
 #include <r2r/core/gpu_topology.hpp>
 #include <r2r/core/plugin_instance.hpp>
-#include <r2r/paper/fetch.hpp>
+#include <r2r/support/http/url.hpp>
 
 #include <cstdlib>
 
@@ -109,7 +109,7 @@ nlohmann::json sandbox_doctor(const core::plugin_registry& registry) {
   }
   // docs/run.md, "Assets": fetched by repo2rocm on the host, never from a sandbox.
   const auto hub = hub_source_from_environment();
-  j["assets"] = {{"endpoint", paper::redact_url(hub.endpoint)},
+  j["assets"] = {{"endpoint", support::http::redact_url(hub.endpoint)},
                  {"token", !hub.token.empty()},
                  {"mount", assets_mount},
                  {"fetched_by", "repo2rocm on the host (libcurl, the Hub HTTP API), not from a sandbox"}};

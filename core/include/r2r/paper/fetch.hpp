@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: MIT
-// `--paper URL`: one paper downloaded over http or https with libcurl (the only HTTP client of the
-// core; the llm plugins keep their own POST transport, which core may not include).
+// `--paper URL`: one paper downloaded over http or https with the GET client of support/http
+// (get.hpp: redirects followed by hand, each target's scheme checked before a byte is sent, the
+// body capped while it streams, timeouts, the proxy variables libcurl honours).
 // Contracts:
 //   - only http:// and https:// are fetched, first and after each redirect; at most
-//     `max_redirects` redirects, each checked before it is followed;
-//   - the body is capped while it streams: the transfer stops at the first byte past `max_bytes`
-//     (a Content-Length above it stops it before the body);
-//   - connect and total timeouts; the proxy variables libcurl honours (http_proxy, https_proxy,
-//     ALL_PROXY, NO_PROXY; not HTTP_PROXY) apply;
+//     `max_redirects` redirects;
+//   - the body is capped at `max_bytes` while it streams;
 //   - credentials in a URL (`https://user:pass@host/`) are used for the request but never appear
-//     in a returned URL or message (redact_url);
+//     in a returned URL or message (support::http::redact_url);
 //   - every failure is a load_error that says what happened (HTTP status, DNS, connect, TLS,
 //     timeout, too large, empty) and what to do.
-// THREADING: reentrant; each call uses its own curl handle. libcurl's global init runs once.
+// THREADING: reentrant.
 #pragma once
 
 #include <r2r/paper/document.hpp>
@@ -31,9 +29,6 @@ bool looks_like_url(std::string_view arg);
 /// Why `url` (a looks_like_url argument) is not downloaded: its scheme is not http or https.
 /// Empty when it is. The CLI checks this before any work, as a usage error.
 std::string refused_scheme(std::string_view url);
-
-/// `url` with any `user[:password]@` of its authority replaced by `***@`; other text unchanged.
-std::string redact_url(std::string_view url);
 
 struct fetch_limits {
   std::size_t max_bytes = max_paper_bytes;
