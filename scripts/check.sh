@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The whole test suite on a fresh machine: install dependencies; build the default preset (gcc,
-# RelWithDebInfo with line tables: what the quick start uses) and run every test in it; then, in the
-# asan preset (clang, ASan + UBSan on every target, libFuzzer coverage), build every plugin, tool and
-# fuzz target plus the tests of the sanitizer labels, run those tests under the sanitizers and run
-# the fuzz smoke (label fuzz: each target for 20 s from its seed corpus, -seed=1).
-# Usage: scripts/check.sh [--no-asan]     (--no-asan: the default build and suite only)
+# The whole test suite on a fresh machine, each test run once: install dependencies; build the
+# default preset (gcc, RelWithDebInfo with line tables: what the quick start uses) for the product
+# and the tests of the smoke labels, lint, and run those tests there; then build everything in the
+# asan preset (clang, ASan + UBSan on every target, libFuzzer coverage) and run the whole suite under
+# the sanitizers, every label, with no re-runs; then the fuzz smoke (label fuzz: each target for
+# 20 s from its seed corpus, -seed=1). Why the suite runs under the sanitizers and not twice:
+# docs/fuzzing.md ("The sanitizers in CI").
+# Usage: scripts/check.sh [--no-asan]     (--no-asan: the whole suite in the default build instead,
+#                                          for a machine without clang's sanitizer runtimes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The labels whose tests run under the sanitizers in CI. The whole suite under them (`cmake --build
-# --preset asan && ctest --preset asan`) takes about three times this check's length on 2 cores at
-# the asan preset's -O0: docs/fuzzing.md has the numbers.
-sanitizer_labels='loader|config|cli|plugins|llm|support|verify|paper'
+# The default build's smoke: the shipped gcc build's plugins loaded, pipelines validated and every
+# CLI command run (labels loader, config, cli); the targets their tests need.
+smoke_labels='loader|config|cli'
+smoke_targets=(r2r_product loader_test config_test cli_test)
 stamp() { printf 'check: %s UTC  %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 case "${1:-}" in
   "" | --no-asan) ;;
@@ -36,8 +39,13 @@ mkdir -p build
 rootfs_job=$!
 scripts/test-images/debian-pip.sh "$pip_rootfs" >build/pip-rootfs.log 2>&1 &
 pip_rootfs_job=$!
-stamp "build default (the rootfs images build beside it: build/hip-rootfs.log, build/pip-rootfs.log)"
-scripts/build.sh default
+if [[ "${1:-}" == "--no-asan" ]]; then
+  stamp "build default, everything (the rootfs images build beside it: build/hip-rootfs.log, build/pip-rootfs.log)"
+  scripts/build.sh default
+else
+  stamp "build default: ${smoke_targets[*]} (the rootfs images build beside it: build/hip-rootfs.log, build/pip-rootfs.log)"
+  scripts/build.sh default "${smoke_targets[@]}"
+fi
 if ! wait "$rootfs_job"; then
   echo "check: building the HIP 6.4 rootfs or its PyTorch copy failed; the end of build/hip-rootfs.log:" >&2
   tail -n 30 build/hip-rootfs.log >&2
@@ -52,19 +60,20 @@ fi
 stamp "pip test rootfs ready"
 stamp "lint (format: every file; tidy: files changed by the last commit)"
 scripts/lint.sh all HEAD~1
-stamp "test default"
-ctest --preset default
-if [[ "${1:-}" != "--no-asan" ]]; then
-  stamp "build asan (plugins, tools, fuzz targets, tests of: $sanitizer_labels)"
-  cmake --preset asan >/dev/null
-  mapfile -t targets < <(scripts/ci/sanitizer_targets.py --reference build/default --build build/asan \
-                           --labels "$sanitizer_labels")
-  cmake --build --preset asan --target "${targets[@]}"
-  stamp "test asan"
-  # No re-runs: a failure fails the check (docs/fuzzing.md: the LeakSanitizer tracer crash and its
-  # cause; tests/sanitizers/lsan.supp: leaks inside third-party libraries).
-  ctest --preset asan -L "$sanitizer_labels"
-  stamp "fuzz smoke"
-  ctest --preset fuzz
+if [[ "${1:-}" == "--no-asan" ]]; then
+  stamp "test default (the whole suite)"
+  ctest --preset default
+  stamp "all tests passed"
+  exit 0
 fi
+stamp "test default (smoke: $smoke_labels)"
+ctest --preset default -L "$smoke_labels"
+stamp "build asan (everything)"
+scripts/build.sh asan
+stamp "test asan (the whole suite but the fuzz smoke)"
+# No re-runs: a failure fails the check (docs/fuzzing.md: the LeakSanitizer tracer crash and its
+# cause; tests/sanitizers/lsan.supp: leaks inside third-party libraries).
+ctest --preset asan -LE '^fuzz$'
+stamp "fuzz smoke"
+ctest --preset fuzz
 stamp "all tests passed"
