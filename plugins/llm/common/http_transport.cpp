@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "http_transport.hpp"
 
+#include <r2r/support/http/curl_global.hpp>
+
 #include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 #include <stdexcept>
 
 namespace r2r::plugins::llm {
 namespace {
-
-// curl_global_init is not guaranteed thread-safe on every libcurl build, so it runs once per
-// process under call_once. It is never undone: plugin libraries are never unloaded (ABI.md).
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw std::runtime_error("curl_global_init failed");
-  });
-}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -103,7 +95,7 @@ struct http_transport::impl {
 };
 
 http_transport::http_transport() : impl_(std::make_unique<impl>()) {
-  init_curl_once();
+  support::http::init_libcurl();
   impl_->handle = curl_easy_init();
   if (impl_->handle == nullptr) throw std::runtime_error("curl_easy_init failed");
 }

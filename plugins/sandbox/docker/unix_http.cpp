@@ -2,6 +2,7 @@
 #include "unix_http.hpp"
 
 #include <r2r/sdk/error.hpp>
+#include <r2r/support/http/curl_global.hpp>
 
 #include <curl/curl.h>
 
@@ -9,15 +10,9 @@
 #include <cctype>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 namespace r2r::plugins::sandbox::docker {
 namespace {
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 // State shared with libcurl's callbacks during one transfer.
 struct transfer {
@@ -61,7 +56,7 @@ size_t on_read(char* buffer, size_t size, size_t count, void* user) {
 
 unix_http::unix_http(std::string socket_path, std::string api_prefix, std::chrono::milliseconds timeout)
     : socket_(std::move(socket_path)), prefix_(std::move(api_prefix)), timeout_(timeout) {
-  global_init();
+  support::http::init_libcurl();
 }
 
 unix_http::response unix_http::request(const std::string& method, const std::string& path, const std::string& body,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // get_string / get_file (get.hpp): one curl easy handle, reset for each hop, with redirects
 // followed here so that each target's scheme and origin are checked before it is asked.
+#include <r2r/support/http/curl_global.hpp>
 #include <r2r/support/http/get.hpp>
 #include <r2r/support/http/origin.hpp>
 #include <r2r/support/http/url.hpp>
@@ -12,20 +13,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <mutex>
-#include <stdexcept>
 
 namespace r2r::support::http {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw std::runtime_error("curl_global_init failed");
-  });
-}
 
 struct curl_deleter {
   void operator()(CURL* h) const noexcept { curl_easy_cleanup(h); }
@@ -97,7 +89,7 @@ class hops {
     if (!is_http_url(request_.url))
       return fail(get_failure::bad_scheme, "'" + out_.final_url + "' is not an http:// or https:// URL",
                   "give an http:// or https:// URL");
-    init_curl_once();
+    init_libcurl();
     std::unique_ptr<CURL, curl_deleter> handle(curl_easy_init());
     if (!handle) return fail(get_failure::transport, "cannot start libcurl (curl_easy_init failed)", "retry");
     sink_.handle = handle.get();
@@ -148,7 +140,7 @@ class hops {
       if (code != CURLE_OK) {
         const auto t = detail::classify(code);
         std::string detail = error_text[0] != '\0' ? std::string(error_text) : curl_easy_strerror(code);
-        return fail(t.kind, t.what, t.todo, scrub(scrub(std::move(detail), current), request_.url));
+        return fail(t.kind, t.what, t.remedy, scrub(scrub(std::move(detail), current), request_.url));
       }
       long status = 0;
       curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -179,10 +171,11 @@ class hops {
   }
 
  private:
-  get_result fail(get_failure kind, const std::string& what, const std::string& todo, const std::string& detail = "") {
+  get_result fail(get_failure kind, const std::string& what, const std::string& remedy,
+                  const std::string& detail = "") {
     out_.failure = kind;
     out_.status = 0;
-    out_.error = what + at_ + "; " + todo + (request_.more_advice.empty() ? "" : ", " + request_.more_advice) +
+    out_.error = what + at_ + "; " + remedy + (request_.more_advice.empty() ? "" : ", " + request_.more_advice) +
                  (detail.empty() ? "" : " (" + detail + ")");
     return std::move(out_);
   }

@@ -12,8 +12,8 @@ namespace r2r::support::http::detail {
 
 struct transport_failure {
   get_failure kind = get_failure::transport;
-  std::string what;  // what happened
-  std::string todo;  // what to do
+  std::string what;    // what happened
+  std::string remedy;  // what to do
 };
 
 transport_failure classify(CURLcode code);
